@@ -1,0 +1,1 @@
+"""jantaku: the daemon that runs an automatic mahjong table."""

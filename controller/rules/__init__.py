@@ -1,0 +1,1 @@
+"""The rules engine: pure code, no I/O and no clock."""

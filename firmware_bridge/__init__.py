@@ -1,0 +1,1 @@
+"""Serial protocol to the table MCU, and the Pi's GPIO lines."""

@@ -1,0 +1,1 @@
+"""Hardware data (protocol, pin maps, table profiles) and the device simulator."""

@@ -1,0 +1,1 @@
+"""Camera, calibration, the ONNX tile classifier and the table reader."""
