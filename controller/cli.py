@@ -21,9 +21,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "waits": ("controller.rules.cli", "list the waits of a hand given in mpsz"),
     "settle": ("controller.rules.cli", "final settlement (return points, uma, oka) of end scores"),
     "replay": ("controller.rules.cli", "replay tenhou.net/6 logs hand by hand (see contracts/replay.md)"),
-    "classify": ("vision.cli", "classify tile pictures with the shipped ONNX model"),
-    "calibrate": ("vision.cli", "calibrate the camera from the ArUco markers at the table corners"),
-    "markers": ("vision.cli", "print the ArUco marker sheet for the table corners"),
+    "classify": ("vision.classify_cli", "classify tile pictures with the shipped ONNX model"),
+    "calibrate": ("vision.calibration_cli", "calibrate the camera from the ArUco markers at the table corners"),
+    "markers": ("vision.calibration_cli", "print the ArUco marker sheet for the table corners"),
     "sim-mcu": ("hardware.sim.cli", "run the simulated table MCU on a pseudo-terminal"),
 }
 

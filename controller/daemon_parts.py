@@ -1,0 +1,185 @@
+"""The daemon's parts, chosen by configuration (one table of backends, as python-can maps
+interface names to classes).
+
+A part posts events to the loop and carries out commands (see ``controller.daemon.Part``).
+``build_parts(cfg, store)`` picks them from ``[table] backend`` and each part's section:
+
+| part     | sim backend                                  | serial backend (a Pi)              |
+|----------|----------------------------------------------|------------------------------------|
+| firmware | the simulated MCU process on a pty + link    | pyserial link on ``[firmware] port`` |
+| gpio     | gpiozero MockFactory pins                    | gpiozero on lgpio / RPi.GPIO       |
+| camera   | the rendered camera                          | V4L2 / picamera                    |
+| players  | scripted players (``[game] script``; default | (none: people play)                |
+|          | the packaged sample game), event level       |                                    |
+| feed     | ``[game] feed``: events from a JSONL file    | (none)                             |
+
+Parts whose modules are not in this build yet are reported and left out on the sim
+backend; on the serial backend a missing part stops the start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from controller import events as ev
+from controller.config import Config, ConfigError
+from controller.storage import EventStore
+
+log = logging.getLogger(__name__)
+
+# The packaged game the simulated table plays by default: a real recorded game
+# (tenhou.net/6, from /work/shared/samples/tenhou/mjlog2json__2019021004gm-00a9-0000-e2f6516d.json).
+SAMPLE_GAME = Path(__file__).resolve().parent / "daemon_sample_game.json"
+
+
+class EventPlayer:
+    """Plays a list of events into the loop, in order, at a time scale.
+
+    Every event carries its position as ``src_seq`` (per ``source``), so after a restart the
+    player resumes after the last event the store holds and an event is never stored twice.
+    ``speed`` 0 = no delay. With ``loop`` the list starts again after its end (positions go on
+    counting), so a demo table plays game after game.
+    """
+
+    name = "player"
+
+    def __init__(self, items: list[tuple[float, ev.Event]], store: EventStore, *, source: str,
+                 speed: float = 1.0, loop: bool = False, label: str = "") -> None:
+        if not items:
+            raise ConfigError(f"{source}: nothing to play ({label or 'empty list'})")
+        self.items, self.source, self.speed, self.loop, self.label = items, source, speed, loop, label
+        self.resume_after = store.last_src_seq(source) or 0
+        self.posted = self.resume_after
+        self.finished = False
+        self._task: asyncio.Task | None = None
+
+    async def start(self, post: Callable[..., None]) -> None:
+        self._task = asyncio.create_task(self._run(post))
+
+    async def _run(self, post: Callable[..., None]) -> None:
+        n = len(self.items)
+        position = self.resume_after
+        while self.loop or position < n:
+            delay_s, event = self.items[position % n]
+            if self.speed > 0 and delay_s > 0:
+                await asyncio.sleep(delay_s / self.speed)
+            position += 1
+            post(self.source, event, position)
+            self.posted = position
+            if position % n == 0:
+                log.info("%s: played %s to its end (%d events)", self.source, self.label, n)
+                if self.loop and self.speed > 0:
+                    await asyncio.sleep(5.0 / self.speed)  # a pause between two games
+        self.finished = True
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    def handle(self, command: ev.Command) -> bool:
+        return False
+
+    def status(self) -> dict[str, Any]:
+        return {"plays": self.label, "events": len(self.items), "posted": self.posted, "loop": self.loop,
+                "finished": self.finished}
+
+
+class FeedPart(EventPlayer):
+    """``[game] feed``: a JSONL file of events, one ``{"delay_s", "event"}`` per line (tests, bench)."""
+
+    name = "feed"
+
+    def __init__(self, path: str | Path, store: EventStore, *, speed: float = 1.0) -> None:
+        self.path = Path(path)
+        super().__init__(load_feed(self.path), store, source="feed", speed=speed, label=self.path.name)
+
+
+class ScriptedTablePart(EventPlayer):
+    """The simulated table at event level: GAME's scripted players act out a recorded game
+    (``hardware.sim.script``) and the events a perfect firmware link and camera tracker
+    would report are played into the loop (``script.events_of``).
+
+    This stands in for the physical simulation (MCU on a pty + rendered camera + vision)
+    where that pipeline is not in the build; the panel's staff status says which one runs.
+    """
+
+    name = "sim-table"
+    STEP_S = 0.5
+
+    def __init__(self, path: str | Path, store: EventStore, *, speed: float, loop: bool, ruleset: str,
+                 injects: list[dict] | None = None) -> None:
+        from hardware.sim import script as sim_script
+        faults = [sim_script.Fault(f["rule"], f["hand"], f.get("seat")) for f in injects or []]
+        try:
+            script = sim_script.load_script(str(path), injects=faults)
+            events = sim_script.events_of(script, step_s=self.STEP_S, ruleset=ruleset)
+        except ValueError as err:
+            raise ConfigError(f"[game] script {path}: {err}") from err
+        items: list[tuple[float, ev.Event]] = []
+        for i, event in enumerate(events):
+            items.append((0.0 if i == 0 else self.STEP_S, event))
+        super().__init__(items, store, source="sim-table", speed=speed, loop=loop, label=Path(path).name)
+        self.hands = len(script.hands)
+
+    def status(self) -> dict[str, Any]:
+        return {**super().status(), "level": "events (perfect camera)", "hands": self.hands}
+
+
+def load_feed(path: Path) -> list[tuple[float, ev.Event]]:
+    """Read a feed file; raise ConfigError naming the line that is wrong."""
+    items: list[tuple[float, ev.Event]] = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as err:
+        raise ConfigError(f"[game] feed {path}: cannot read: {err.strerror}") from err
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            event = ev.from_record(row["event"])
+            delay = float(row.get("delay_s", 0.0))
+        except (ValueError, KeyError, TypeError) as err:
+            raise ConfigError(f"[game] feed {path}:{lineno}: {err}") from err
+        if not isinstance(event, ev.Event):
+            raise ConfigError(f"[game] feed {path}:{lineno}: {event.KIND} is a command, not an event")
+        items.append((delay, event))
+    return items
+
+
+def write_feed(path: Path, items: list[tuple[float, ev.Event]]) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        for delay, event in items:
+            fh.write(json.dumps({"delay_s": delay, "event": ev.to_record(event)}) + "\n")
+
+
+def build_parts(cfg: Config, store: EventStore, *, injects: list[dict] | None = None) -> list[Any]:
+    """The parts for this configuration, not yet started. ``injects``: demo faults for the sim table."""
+    parts: list[Any] = []
+    if cfg.table.backend == "sim":
+        if cfg.game.feed:
+            parts.append(FeedPart(cfg.game.feed, store, speed=cfg.game.speed))
+        elif cfg.game.script == "off":
+            log.info("sim: no simulated players ([game] script = 'off')")
+        elif _has("hardware.sim.script"):
+            script = cfg.game.script or str(SAMPLE_GAME)
+            parts.append(ScriptedTablePart(script, store, speed=cfg.game.speed, loop=cfg.game.loop,
+                                           ruleset=cfg.game.ruleset, injects=injects))
+        else:
+            log.warning("sim: the scripted players are not in this build; the table stays idle")
+    elif cfg.game.feed:
+        raise ConfigError(f"{cfg.source}: [game] feed is for the sim backend only")
+    return parts
+
+
+def _has(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False

@@ -1,0 +1,71 @@
+"""Fan the table's state out to the panel's WebSocket clients.
+
+``publish()`` runs in the daemon's loop after each applied event: it rebuilds the view and,
+when it changed, wakes every client's writer. A writer always sends the newest state
+(intermediate states are coalesced), so a slow screen never holds the loop back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from controller.daemon import Daemon
+
+log = logging.getLogger(__name__)
+
+
+class _Client:
+    def __init__(self) -> None:
+        self.wake = asyncio.Event()
+        self.sent_version = -1
+
+
+class PanelHub:
+    def __init__(self, daemon: Daemon) -> None:
+        self.daemon = daemon
+        self.state: dict[str, Any] = {}
+        self.message = "{}"
+        self.version = 0
+        self.shown: dict[str, Any] = {}
+        self.evidence: dict[int, str] = {}
+        self._clients: set[_Client] = set()
+
+    @property
+    def n_clients(self) -> int:
+        return len(self._clients)
+
+    def show(self, what: str, data: dict[str, Any]) -> None:
+        """A ``Show`` command from the game: kept and shown with the state."""
+        self.shown[what] = {**data, "seq": self.daemon.store.last_seq}
+
+    def publish(self) -> None:
+        state = self.daemon.core.view()
+        state["shown"] = self.shown
+        if state == self.state and self.version:
+            return
+        self.state = state
+        self.version += 1
+        self.message = json.dumps({"type": "state", "version": self.version, "seq": self.daemon.store.last_seq,
+                                   "t_wall": time.time(), "state": state}, ensure_ascii=False)
+        for client in self._clients:
+            client.wake.set()
+
+    async def serve(self, send_text) -> None:
+        """Send states to one client through ``send_text(str)`` until it fails or is cancelled."""
+        client = _Client()
+        self._clients.add(client)
+        try:
+            while True:
+                if client.sent_version != self.version:
+                    client.sent_version = self.version
+                    await send_text(self.message)
+                    continue
+                client.wake.clear()
+                await client.wake.wait()
+        finally:
+            self._clients.discard(client)

@@ -1,0 +1,881 @@
+"""The simulated table MCU: a separate process on a pseudo-terminal speaking hardware/PROTOCOL.md.
+
+It holds the master side of a pty (``os.openpty``) and announces the slave path; the host opens
+that path with pyserial exactly as it would open ``/dev/ttyACM0``. It runs one single-threaded
+loop, like firmware: bytes in -> frames -> commands -> timed motion -> events out, with the
+deadman, the job table (duplicate suppression) and bounded event retransmission of the spec.
+
+Test hooks never travel on the serial line: a test or the scripted game talks to the
+simulator through its control socket (a Unix socket, one JSON object per line, see
+``ControlServer`` and PROTOCOL.md "Simulator control"), so the wire stays exactly what real
+firmware accepts.
+"""
+
+from __future__ import annotations
+
+import errno
+import heapq
+import json
+import logging
+import os
+import random
+import select
+import socket
+import sys
+import time
+import tty
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from firmware_bridge import protocol as p
+from hardware.sim.mcu_faults import ByteFaults, LineFaultRates
+
+log = logging.getLogger(__name__)
+
+FIRMWARE_VERSION = (1, 0, 0)
+JOB_TABLE_SIZE = 32
+EVENT_WINDOW = 8
+EVENT_RTO_S = (0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.0, 1.0)   # bounded: 8 tries, then parked
+OUT_BUFFER_MAX = 64 * 1024
+OVERHEAT_C = 80
+
+# Real-table durations in seconds (multiplied by --time-scale).
+DURATIONS_S = {"lift": 6.0, "centre": 2.0, "shuffle": 60.0, "roll_dice": 1.5, "deal": 8.0,
+               "flip_dora": 2.0}
+SHUFFLE_LIMIT_S = 80.0
+# Which part a fault hits, and how far into the motion (fraction of its duration).
+FAULT_PART = {"head_jam": "shuffle", "chain_rod_stuck": "shuffle", "lane_count": "shuffle",
+              "shuffle_timeout": "shuffle", "overheat": "shuffle", "limit_switch_stuck": "lift",
+              "lift_stall": "lift", "dice_dead": "roll_dice", "centre_jam": "centre",
+              "lid_open": "any"}
+PART_OF = {p.Lift: "lift", p.Centre: "centre", p.Shuffle: "shuffle", p.RollDice: "roll_dice",
+           p.Deal: "deal", p.FlipDora: "deal"}
+SET_HOPPER, SET_SHUFFLING, SET_STACKED, SET_TABLE = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class TableModel:
+    """What the simulated table is: tile count, walls, capabilities."""
+
+    model: str = "JT-SIM-4"
+    tiles: int = 136
+    walls: int = 4
+    caps: frozenset[str] = frozenset({"centre", "display", "lid_sensor", "lane_sensors", "three_dice"})
+
+    @property
+    def stacks_per_wall(self) -> int:
+        return self.tiles // self.walls // 2
+
+    @property
+    def lanes(self) -> int:
+        return self.walls
+
+    @property
+    def caps_mask(self) -> int:
+        return sum(p.CAPABILITIES[c] for c in self.caps)
+
+    @staticmethod
+    def named(name: str) -> TableModel:
+        """``riichi`` (136, 4 walls), ``flowers`` (144), ``sanma`` (108, 3 walls), ``full`` (+deal, dora)."""
+        base = {"centre", "display", "lid_sensor", "lane_sensors", "three_dice"}
+        models = {
+            "riichi": TableModel("JT-SIM-4", 136, 4, frozenset(base)),
+            "flowers": TableModel("JT-SIM-4F", 144, 4, frozenset(base)),
+            "sanma": TableModel("JT-SIM-3", 108, 3, frozenset(base)),
+            "full": TableModel("JT-SIM-4D", 136, 4, frozenset(base | {"deal", "dora_flip"})),
+        }
+        if name not in models:
+            raise ValueError(f"sim-mcu: table model {name!r} unknown, one of {sorted(models)}")
+        return models[name]
+
+
+@dataclass
+class JobRecord:
+    """One entry of the job table: what the command was and what it answered."""
+
+    msg: p.JobCommand
+    ack: p.Ack
+    completion: p.Event | None = None
+
+
+@dataclass
+class Motion:
+    job: int
+    msg: p.JobCommand
+    part: str
+    started: float
+    timer: int
+    fault_timer: int | None = None
+
+
+@dataclass
+class OutEvent:
+    seq: int
+    msg: p.Event
+    tries: int = 0
+    due: float = 0.0
+    parked: bool = False
+
+
+@dataclass
+class SimState:
+    """Everything observable about the simulated machine (answers the control ``state`` query)."""
+
+    boot_id: int
+    fault: int = 0
+    fault_detail: str = ""
+    motor_power: bool = False
+    lid_open: bool = False
+    centre_open: bool = False
+    walls_up: int = 0
+    sets: list[int] = field(default_factory=lambda: [SET_STACKED, SET_HOPPER])
+    temp_c: int = 35
+    deadman_ms: int = 500
+    displays: dict[int, str] = field(default_factory=dict)
+
+
+class SimMcu:
+    """The firmware logic. ``now`` comes from ``clock`` (monotonic seconds)."""
+
+    def __init__(self, model: TableModel, *, time_scale: float = 1.0, seed: int = 0,
+                 deadman_ms: int = 500, send: Callable[[bytes], None] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        if not 0.0001 <= time_scale <= 100:
+            raise ValueError(f"sim-mcu: time_scale is {time_scale}, must be 0.0001..100")
+        self.model = model
+        self.time_scale = time_scale
+        self.clock = clock
+        self._rng = random.Random(seed)
+        self._send_bytes = send or (lambda data: None)
+        self._timers: list[tuple[float, int, Callable[[], None]]] = []
+        self._timer_ids = 0
+        self._cancelled: set[int] = set()
+        self.executed: dict[int, int] = {}          # job id -> times executed (never > 1 if correct)
+        self.log_lines: list[dict[str, object]] = []
+        self.dice_queue: list[tuple[int, ...]] = []
+        self.lift_override: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+        self.lane_override: tuple[int, ...] | None = None
+        self.armed_faults: dict[str, dict[str, int]] = {}
+        self._initial_deadman_ms = deadman_ms
+        self.boot(cause=0)
+
+    # ---------------------------------------------------------------- lifecycle
+    def boot(self, cause: int) -> None:
+        """(Re)start the firmware: everything volatile is lost, a ``boot`` event goes out."""
+        self.state = SimState(boot_id=self._rng.getrandbits(32), deadman_ms=self._initial_deadman_ms)
+        self.session: int | None = None
+        self.jobs: OrderedDict[int, JobRecord] = OrderedDict()
+        self.motions: dict[str, Motion] = {}
+        self.outbox: OrderedDict[int, OutEvent] = OrderedDict()
+        self.event_seq = 0
+        self.last_rx: float | None = None     # deadman armed once a valid host frame arrived
+        self.deadman_at: float | None = None
+        self.motors_stopped_at: float | None = None
+        self.rx_errors = 0
+        self.rx_frames = 0
+        self._cancelled.update(t[1] for t in self._timers)
+        self._timers.clear()
+        self._note("boot", boot_id=self.state.boot_id, cause=cause)
+        self._emit(p.Boot(boot_id=self.state.boot_id, cause=cause))
+
+    def _note(self, what: str, **fields: object) -> None:
+        entry = {"t": round(self.clock(), 4), "event": what, **fields}
+        self.log_lines.append(entry)
+        if len(self.log_lines) > 2000:
+            del self.log_lines[:1000]
+        log.info("%s", json.dumps(entry))
+
+    # ---------------------------------------------------------------- timers
+    def _after(self, delay_s: float, fn: Callable[[], None]) -> int:
+        self._timer_ids += 1
+        heapq.heappush(self._timers, (self.clock() + delay_s, self._timer_ids, fn))
+        return self._timer_ids
+
+    def _cancel(self, timer_id: int | None) -> None:
+        if timer_id is not None:
+            self._cancelled.add(timer_id)
+
+    def next_deadline(self) -> float | None:
+        """The earliest time ``poll`` has something to do (timers, retransmits, deadman)."""
+        times = [t for t, tid, _ in self._timers[:1] if tid not in self._cancelled]
+        if self._timers and not times:
+            times = [self._timers[0][0]]
+        pending = [e.due for e in self.outbox.values() if not e.parked and e.tries]
+        times += pending
+        if self.last_rx is not None and self.deadman_at is None:
+            times.append(self.last_rx + self.state.deadman_ms / 1000.0)
+        return min(times) if times else None
+
+    def poll(self) -> None:
+        """Run what is due now: timers, deadman, event (re)transmission."""
+        now = self.clock()
+        while self._timers and self._timers[0][0] <= now:
+            _, tid, fn = heapq.heappop(self._timers)
+            if tid in self._cancelled:
+                self._cancelled.discard(tid)
+                continue
+            fn()
+        if (self.last_rx is not None and self.deadman_at is None
+                and now - self.last_rx >= self.state.deadman_ms / 1000.0):
+            self._deadman(now)
+        self._pump_events(now)
+
+    # ---------------------------------------------------------------- receive
+    def on_frame_bytes(self, chunk: bytes) -> None:
+        """One chunk between delimiters from the line (already through the line faults)."""
+        try:
+            frame = p.decode_frame(chunk)
+        except (p.FramingError, p.ChecksumError):
+            self.rx_errors += 1     # not ours to answer: the host retransmits
+            return
+        except p.ProtocolError as err:
+            self.rx_errors += 1
+            self._rx_valid()
+            if err.seq is not None and err.type_id is not None and err.type_id < 0x80:
+                code = {p.UnknownMessage: "unknown_command", p.LengthError: "bad_length"}.get(
+                    type(err), "out_of_range")
+                self._note("rejected", type=err.type_id, reason=code, error=str(err))
+                self._reply(err.seq, p.Ack(p.ACK_REJECTED, p.REJECT_CODES[code], (err.job or 0) & 0xFFFF))
+            return
+        self.rx_frames += 1
+        self._rx_valid()
+        msg = frame.msg
+        if isinstance(msg, p.Command):
+            self._handle(frame.seq, msg)
+        else:
+            self._reply(frame.seq, p.Ack(p.ACK_REJECTED, p.REJECT_CODES["unknown_command"], 0))
+
+    def _rx_valid(self) -> None:
+        self.last_rx = self.clock()
+
+    def _handle(self, seq: int, msg: p.Command) -> None:
+        st = self.state
+        if isinstance(msg, p.Hello):
+            if msg.session != self.session:
+                self.jobs.clear()       # job ids are per session
+                self.session = msg.session
+            for ev in self.outbox.values():   # re-deliver what the host may have missed
+                ev.parked, ev.tries, ev.due = False, 0, 0.0
+            m = self.model
+            self._reply(seq, p.Identify(
+                proto=p.PROTOCOL_VERSION, fw=FIRMWARE_VERSION, boot_id=st.boot_id, tiles=m.tiles,
+                walls=m.walls, stacks_per_wall=m.stacks_per_wall, sets=2, lanes=m.lanes,
+                caps=m.caps_mask, deadman_ms=st.deadman_ms, fault=st.fault, model=m.model))
+        elif isinstance(msg, p.Ping):
+            self._reply(seq, p.Pong(self._machine_state(), st.fault))
+        elif isinstance(msg, p.GetStatus):
+            self._reply(seq, p.Status(
+                state=self._machine_state(), fault=st.fault, motor_power=int(st.motor_power),
+                lid_open=int(st.lid_open), centre_open=int(st.centre_open), walls_up=st.walls_up,
+                sets=(st.sets[0], st.sets[1]), temp_c=max(-128, min(127, st.temp_c)),
+                rx_errors=min(self.rx_errors, 0xFFFF),
+                jobs=tuple(m.msg.TYPE for m in self.motions.values())[:8]))
+        elif isinstance(msg, p.EvAck):
+            self.outbox.pop(seq, None)
+        elif isinstance(msg, p.JobCommand):
+            self._job(seq, msg)
+
+    def _machine_state(self) -> int:
+        return 2 if self.state.fault else (1 if self.motions else 0)
+
+    # ---------------------------------------------------------------- jobs
+    def _job(self, seq: int, msg: p.JobCommand) -> None:
+        rec = self.jobs.get(msg.job)
+        if rec is not None:
+            if rec.msg != msg:
+                self._reply(seq, p.Ack(p.ACK_REJECTED, p.REJECT_CODES["job_conflict"], msg.job))
+                return
+            # A retransmission: never execute twice; answer as before (flagged duplicate).
+            self._reply(seq, p.Ack(rec.ack.status, rec.ack.code | p.ACK_DUPLICATE if rec.ack.status
+                                   != p.ACK_REJECTED else rec.ack.code, msg.job))
+            if rec.completion is not None:
+                self._emit(rec.completion)
+            return
+        reason = self._refusal(msg)
+        if reason:
+            ack = p.Ack(p.ACK_REJECTED, p.REJECT_CODES[reason], msg.job)
+            self._note("rejected", job=msg.job, cmd=msg.NAME, reason=reason)
+        else:
+            self.executed[msg.job] = self.executed.get(msg.job, 0) + 1
+            self._note("execute", job=msg.job, cmd=msg.NAME)
+            ack = p.Ack(p.ACK_ACCEPTED if msg.HAS_EVENT else p.ACK_DONE, 0, msg.job)
+        self.jobs[msg.job] = JobRecord(msg, ack)
+        while len(self.jobs) > JOB_TABLE_SIZE:
+            self.jobs.popitem(last=False)
+        self._reply(seq, ack)
+        if not reason:
+            self._execute(msg)
+
+    def _refusal(self, msg: p.JobCommand) -> str:
+        """The reject name real firmware gives this command now, or ''."""
+        st, m = self.state, self.model
+        if isinstance(msg, p.ResetFault):
+            if st.lid_open or st.temp_c >= OVERHEAT_C:
+                return "fault_active"
+            return ""
+        if not msg.IS_MOTION:
+            if isinstance(msg, p.Display) and "display" not in m.caps:
+                return "not_supported"
+            return ""
+        if st.fault:
+            return "halted"
+        if st.lid_open:
+            return "lid_open"
+        part = PART_OF[type(msg)]
+        if part in self.motions:
+            return "busy"
+        if isinstance(msg, p.Lift):
+            if msg.walls >> m.walls:
+                return "out_of_range"
+            if st.centre_open:
+                return "bad_state"
+            if msg.walls and msg.walls != st.walls_up and st.walls_up == 0:
+                if SET_STACKED not in st.sets or SET_TABLE in st.sets:
+                    return "bad_state"
+        elif isinstance(msg, p.Shuffle):
+            if st.centre_open or st.sets[msg.set] not in (SET_HOPPER,):
+                return "bad_state"
+        elif isinstance(msg, p.RollDice):
+            if msg.count == 3 and "three_dice" not in m.caps:
+                return "not_supported"
+            if msg.seat >= m.walls:
+                return "out_of_range"
+        elif isinstance(msg, p.Deal) and "deal" not in m.caps:
+            return "not_supported"
+        elif isinstance(msg, p.FlipDora) and "dora_flip" not in m.caps:
+            return "not_supported"
+        return ""
+
+    def _execute(self, msg: p.JobCommand) -> None:
+        st = self.state
+        if isinstance(msg, p.Stop):
+            self._stop_all("aborted", latched=False)
+            return
+        if isinstance(msg, p.ResetFault):
+            self._note("fault_reset", fault=p.FAULT_NAMES.get(st.fault, st.fault))
+            st.fault, st.fault_detail = 0, ""
+            return
+        if isinstance(msg, p.Config):
+            st.deadman_ms = msg.deadman_ms
+            return
+        if isinstance(msg, p.Display):
+            for seat in (range(self.model.walls) if msg.seat == 0xFF else (msg.seat,)):
+                st.displays[seat] = msg.text
+            return
+        part = PART_OF[type(msg)]
+        duration = DURATIONS_S[msg.NAME if msg.NAME in DURATIONS_S else part]
+        # Absolute commands already satisfied complete at once.
+        if isinstance(msg, p.Lift) and msg.walls == st.walls_up:
+            duration = 0.0
+        if isinstance(msg, p.Centre) and bool(msg.open) == st.centre_open:
+            duration = 0.0
+        duration *= self.time_scale
+        now = self.clock()
+        if isinstance(msg, p.Shuffle):
+            st.sets[msg.set] = SET_SHUFFLING
+        motion = Motion(msg.job, msg, part, now, 0)
+        fault = self._take_fault(part)
+        if fault is not None:
+            name, info = fault
+            if name == "shuffle_timeout":
+                duration = SHUFFLE_LIMIT_S * self.time_scale
+                motion.fault_timer = self._after(duration, lambda: self._fault_job(part, name, **info))
+                duration += 1.0    # never completes before the fault
+            else:
+                motion.fault_timer = self._after(duration * 0.4, lambda: self._fault_job(part, name, **info))
+        motion.timer = self._after(duration, lambda: self._complete(part))
+        self.motions[part] = motion
+        st.motor_power = True
+        self._note("motion_start", part=part, job=msg.job, duration_s=round(duration, 4))
+
+    def _take_fault(self, part: str) -> tuple[str, dict[str, int]] | None:
+        for name, info in list(self.armed_faults.items()):
+            target = FAULT_PART[name]
+            if target == part or target == "any":
+                del self.armed_faults[name]
+                return name, info
+        return None
+
+    def _complete(self, part: str) -> None:
+        motion = self.motions.pop(part, None)
+        if motion is None:
+            return
+        self._cancel(motion.fault_timer)
+        st, m, msg = self.state, self.model, motion.msg
+        event: p.Event
+        if isinstance(msg, p.Lift):
+            if msg.walls and st.walls_up == 0:
+                lifted = st.sets.index(SET_STACKED)
+                st.sets[lifted] = SET_TABLE
+            st.walls_up = msg.walls
+            on_table = st.sets.index(SET_TABLE) if SET_TABLE in st.sets else 0xFF
+            stacks = [m.stacks_per_wall if msg.walls >> w & 1 else 0 for w in range(m.walls)]
+            tiles = [2 * s for s in stacks]
+            if self.lift_override is not None and msg.walls:
+                stacks, tiles = list(self.lift_override[0]), list(self.lift_override[1])
+                self.lift_override = None
+            stacks += [0] * (4 - len(stacks))
+            tiles += [0] * (4 - len(tiles))
+            event = p.LiftDone(msg.job, msg.walls, on_table, tuple(stacks[:4]), tuple(tiles[:4]))
+        elif isinstance(msg, p.Centre):
+            if st.centre_open and not msg.open and SET_TABLE in st.sets:
+                st.sets[st.sets.index(SET_TABLE)] = SET_HOPPER   # the pushed-in tiles
+                st.walls_up = 0
+            st.centre_open = bool(msg.open)
+            event = p.Done(msg.job, msg.TYPE)
+        elif isinstance(msg, p.Shuffle):
+            per_lane = m.tiles // m.lanes
+            lanes = self.lane_override or tuple([per_lane] * m.lanes)
+            self.lane_override = None
+            bad = [i for i, n in enumerate(lanes) if n != per_lane]
+            if bad:
+                st.sets[msg.set] = SET_HOPPER
+                self.motions[part] = motion     # let _fault_job finish it
+                self._fault_job(part, "lane_count", detail=bad[0], value=lanes[bad[0]])
+                return
+            st.sets[msg.set] = SET_STACKED
+            event = p.ShuffleDone(msg.job, msg.set, tuple(lanes))
+        elif isinstance(msg, p.RollDice):
+            values = self.dice_queue.pop(0) if self.dice_queue else ()
+            if len(values) != msg.count:
+                values = tuple(self._rng.randint(1, 6) for _ in range(msg.count))
+            event = p.DiceResult(msg.job, msg.seat, values)
+        else:
+            event = p.Done(msg.job, msg.TYPE)
+        self._finish(motion, event)
+
+    def _finish(self, motion: Motion, event: p.Event) -> None:
+        rec = self.jobs.get(motion.job)
+        if rec is not None:
+            rec.completion = event
+        if not self.motions:
+            self.state.motor_power = False
+            self.motors_stopped_at = self.clock()
+        self._note("motion_end", part=motion.part, job=motion.job, result=event.NAME)
+        self._emit(event)
+
+    def _fault_job(self, part: str, name: str, detail: int = p.NO_DETAIL, value: int = 0) -> None:
+        """A motion fault: stop everything, latch, report it against the job that hit it."""
+        motion = self.motions.get(part)
+        job = motion.job if motion else 0
+        if name == "overheat":
+            self.state.temp_c = max(self.state.temp_c, value or 92)
+            value = self.state.temp_c
+            self._after(max(0.2, 10.0 * self.time_scale), self._cool_down)   # drivers cool off
+        self._latch(name, job=job, detail=detail, value=value)
+
+    def _cool_down(self) -> None:
+        self.state.temp_c = 45
+        self._note("cooled", temp_c=45)
+
+    def _latch(self, name: str, *, job: int = 0, detail: int = p.NO_DETAIL, value: int = 0) -> None:
+        st = self.state
+        code = p.FAULT_CODES[name]
+        if not st.fault:
+            st.fault = code
+            st.fault_detail = name
+        self._note("fault", fault=name, job=job, detail=detail, value=value)
+        hit = p.Fault(job, code, 1, detail, value)
+        if job:
+            rec = self.jobs.get(job)
+            if rec is not None:
+                rec.completion = hit
+        self._emit(hit)
+        self._stop_all(name, latched=True, except_job=job)
+
+    def _stop_all(self, reason: str, *, latched: bool, except_job: int = 0) -> None:
+        """Stop every motor, drivers off; each other running job ends in a fault event."""
+        motions = list(self.motions.values())
+        self.motions.clear()
+        code = p.FAULT_CODES[reason]
+        for motion in motions:
+            self._cancel(motion.timer)
+            self._cancel(motion.fault_timer)
+            if isinstance(motion.msg, p.Shuffle) and self.state.sets[motion.msg.set] == SET_SHUFFLING:
+                self.state.sets[motion.msg.set] = SET_HOPPER
+            if motion.job == except_job:
+                continue
+            ev = p.Fault(motion.job, code, int(latched), p.NO_DETAIL, 0)
+            rec = self.jobs.get(motion.job)
+            if rec is not None:
+                rec.completion = ev
+            self._emit(ev)
+        if self.state.motor_power or motions:
+            self.motors_stopped_at = self.clock()
+        self.state.motor_power = False
+        self._note("motors_stopped", reason=reason, jobs=[m.job for m in motions])
+
+    def _deadman(self, now: float) -> None:
+        self.deadman_at = now
+        self._note("deadman", silent_s=round(now - (self.last_rx or now), 4), moving=bool(self.motions))
+        self._latch("deadman")
+        self.last_rx = None          # disarmed until the host speaks again
+
+    # ---------------------------------------------------------------- sim inputs
+    def set_lid(self, is_open: bool) -> None:
+        self.state.lid_open = is_open
+        self._note("lid", open=is_open)
+        if is_open and self.motions:
+            self._latch("lid_open", job=next(iter(self.motions.values())).job)
+
+    def set_temperature(self, temp_c: int) -> None:
+        self.state.temp_c = temp_c
+        if temp_c >= OVERHEAT_C and self.motions:
+            self._latch("overheat", job=next(iter(self.motions.values())).job, value=temp_c)
+
+    def arm_fault(self, name: str, detail: int = p.NO_DETAIL, value: int = 0) -> None:
+        if name not in FAULT_PART:
+            raise ValueError(f"sim-mcu: fault {name!r} unknown, one of {sorted(FAULT_PART)}")
+        info = {"detail": detail, "value": value}
+        if name == "lane_count":
+            per_lane = self.model.tiles // self.model.lanes
+            lane = 0 if detail == p.NO_DETAIL else detail
+            counts = [per_lane] * self.model.lanes
+            counts[lane] = value or per_lane - 1
+            self.lane_override = tuple(counts)
+            return
+        self.armed_faults[name] = info
+
+    # ---------------------------------------------------------------- send
+    def _reply(self, seq: int, msg: p.Reply) -> None:
+        self._send_bytes(b"\x00" + p.encode(msg, seq))
+
+    def _emit(self, msg: p.Event) -> None:
+        seq = self.event_seq
+        self.event_seq = (self.event_seq + 1) & 0xFF
+        self.outbox[seq] = OutEvent(seq, msg)
+        self._pump_events(self.clock())
+
+    def _pump_events(self, now: float) -> None:
+        in_flight = 0
+        for ev in list(self.outbox.values()):
+            if ev.parked:
+                continue
+            if in_flight >= EVENT_WINDOW:
+                break
+            in_flight += 1
+            if ev.tries and ev.due > now:
+                continue
+            if ev.tries >= len(EVENT_RTO_S):
+                ev.parked = True    # bounded: re-sent after the next hello
+                self._note("event_parked", seq=ev.seq, event=ev.msg.NAME)
+                continue
+            self._send_bytes(b"\x00" + p.encode(ev.msg, ev.seq) * (2 if ev.tries else 1))
+            ev.due = now + EVENT_RTO_S[ev.tries]
+            ev.tries += 1
+
+    # ---------------------------------------------------------------- observation
+    def snapshot(self) -> dict[str, object]:
+        st = self.state
+        return {
+            "boot_id": st.boot_id, "fault": p.FAULT_NAMES.get(st.fault, "") if st.fault else "",
+            "motor_power": st.motor_power, "motors_running": bool(self.motions),
+            "motions": {part: m.job for part, m in self.motions.items()},
+            "lid_open": st.lid_open, "centre_open": st.centre_open, "walls_up": st.walls_up,
+            "sets": [p.SET_STATE_NAMES[s] for s in st.sets],
+            "temp_c": st.temp_c, "deadman_ms": st.deadman_ms, "displays": dict(st.displays),
+            "deadman_at": self.deadman_at, "motors_stopped_at": self.motors_stopped_at,
+            "last_rx": self.last_rx, "rx_errors": self.rx_errors, "rx_frames": self.rx_frames,
+            "session": self.session, "outbox": len(self.outbox),
+            "executed_jobs": len(self.executed),
+            "duplicated_jobs": sum(1 for n in self.executed.values() if n > 1),
+        }
+
+
+# ====================================================================== process shell
+
+class PtyPort:
+    """The master side of a pty; the slave path (and an optional stable symlink) for the host."""
+
+    def __init__(self, link: str | None) -> None:
+        self.link = link
+        self.master = -1
+        self.slave = -1
+        self.path = ""
+        self.open()
+
+    def open(self) -> None:
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)            # no echo, no line discipline: a plain byte pipe
+        os.set_blocking(self.master, False)
+        self.path = os.ttyname(self.slave)
+        if self.link:
+            tmp = f"{self.link}.tmp{os.getpid()}"
+            if os.path.lexists(tmp):
+                os.unlink(tmp)
+            os.symlink(self.path, tmp)
+            os.replace(tmp, self.link)
+
+    def close(self) -> None:
+        """Unplug: the host's reads fail and the link path disappears."""
+        if self.link and os.path.lexists(self.link):
+            os.unlink(self.link)
+        for fd in (self.master, self.slave):
+            if fd >= 0:
+                os.close(fd)
+        self.master = self.slave = -1
+
+    @property
+    def is_open(self) -> bool:
+        return self.master >= 0
+
+
+class SimProcess:
+    """The simulator's main loop: pty + line faults + SimMcu + control socket."""
+
+    def __init__(self, mcu_args: dict[str, object], *, link: str | None, control: str | None,
+                 rx_rates: LineFaultRates, tx_rates: LineFaultRates, seed: int,
+                 stats_path: str | None = None) -> None:
+        self.port = PtyPort(link)
+        self.rx_faults = ByteFaults(rx_rates, seed + 1)
+        self.tx_faults = ByteFaults(tx_rates, seed + 2)
+        self._out = bytearray()
+        self._delayed: list[tuple[float, int, bytes, str]] = []
+        self._delay_n = 0
+        self._rx_buf = bytearray()
+        self.silent_until = 0.0
+        self.replug_at: float | None = None
+        self.stats_path = stats_path
+        self.running = True
+        self.mcu = SimMcu(send=self._send, **mcu_args)  # type: ignore[arg-type]
+        self.control = ControlServer(control, self) if control else None
+
+    # bytes out: through the tx faults, then buffered (a UART never blocks the firmware)
+    def _send(self, data: bytes) -> None:
+        if time.monotonic() < self.silent_until or not self.port.is_open:
+            return
+        data, delay = self.tx_faults.apply(data)
+        if delay:
+            self._delay_n += 1
+            heapq.heappush(self._delayed, (time.monotonic() + delay, self._delay_n, data, "tx"))
+            return
+        self._queue_out(data)
+
+    def _queue_out(self, data: bytes) -> None:
+        if len(self._out) + len(data) > OUT_BUFFER_MAX:
+            return       # host not reading: bytes fall on the floor, as on a real UART
+        self._out += data
+        self._flush()
+
+    def _flush(self) -> None:
+        while self._out and self.port.is_open:
+            try:
+                n = os.write(self.port.master, self._out)
+            except BlockingIOError:
+                return
+            except OSError as err:
+                if err.errno in (errno.EIO, errno.EBADF):
+                    self._out.clear()
+                    return
+                raise
+            del self._out[:n]
+
+    def _receive(self, data: bytes) -> None:
+        if time.monotonic() < self.silent_until:
+            return
+        data, delay = self.rx_faults.apply(data)
+        if delay:
+            self._delay_n += 1
+            heapq.heappush(self._delayed, (time.monotonic() + delay, self._delay_n, data, "rx"))
+            return
+        self._feed(data)
+
+    def _feed(self, data: bytes) -> None:
+        start = 0
+        while True:
+            idx = data.find(0, start)
+            if idx < 0:
+                self._rx_buf += data[start:]
+                if len(self._rx_buf) > p.MAX_FRAME + 2:
+                    self._rx_buf.clear()
+                    self.mcu.rx_errors += 1
+                return
+            self._rx_buf += data[start:idx]
+            chunk = bytes(self._rx_buf)
+            self._rx_buf.clear()
+            start = idx + 1
+            if chunk:
+                self.mcu.on_frame_bytes(chunk)
+
+    def replug(self, down_s: float) -> None:
+        self.port.close()
+        self._out.clear()
+        self._rx_buf.clear()
+        self.replug_at = time.monotonic() + down_s
+        self.mcu._note("unplugged", down_s=down_s)
+
+    def garbage(self, n: int) -> None:
+        self._queue_out(bytes(random.Random(n).getrandbits(8) for _ in range(n)))
+
+    def announce(self) -> None:
+        info = {"port": self.port.path, "link": self.port.link, "control": self.control.path
+                if self.control else None, "pid": os.getpid(), "boot_id": self.mcu.state.boot_id}
+        print(json.dumps(info), flush=True)
+
+    def run(self) -> None:
+        while self.running:
+            now = time.monotonic()
+            if self.replug_at is not None and now >= self.replug_at:
+                self.replug_at = None
+                self.port.open()
+                self.mcu._note("replugged", port=self.port.path)
+            while self._delayed and self._delayed[0][0] <= now:
+                _, _, data, direction = heapq.heappop(self._delayed)
+                self._queue_out(data) if direction == "tx" else self._feed(data)
+            self.mcu.poll()
+            deadlines = [d for d in (self.mcu.next_deadline(), self.replug_at,
+                                     self._delayed[0][0] if self._delayed else None) if d is not None]
+            timeout = max(0.0, min(deadlines) - time.monotonic()) if deadlines else 0.05
+            timeout = min(timeout, 0.05)
+            rlist = [self.port.master] if self.port.is_open else []
+            wlist = [self.port.master] if self._out and self.port.is_open else []
+            if self.control:
+                rlist += self.control.fds()
+            try:
+                readable, writable, _ = select.select(rlist, wlist, [], timeout)
+            except InterruptedError:
+                continue
+            if self.port.is_open and self.port.master in writable:
+                self._flush()
+            for fd in readable:
+                if fd == self.port.master:
+                    try:
+                        data = os.read(self.port.master, 4096)
+                    except BlockingIOError:
+                        continue
+                    except OSError as err:
+                        if err.errno == errno.EIO:
+                            continue
+                        raise
+                    self._receive(data)
+                elif self.control:
+                    self.control.handle(fd)
+
+    def write_stats(self) -> None:
+        if not self.stats_path:
+            return
+        stats = {"executed": {str(j): n for j, n in self.mcu.executed.items()},
+                 "rx_errors": self.mcu.rx_errors, "rx_frames": self.mcu.rx_frames,
+                 "rx_line": self.rx_faults.counts(), "tx_line": self.tx_faults.counts()}
+        tmp = self.stats_path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(stats, fh)
+        os.replace(tmp, self.stats_path)
+
+    def shutdown(self) -> None:
+        self.write_stats()
+        if self.control:
+            self.control.close()
+            self.control = None
+        if self.port.is_open:
+            self.port.close()
+
+
+class ControlServer:
+    """Unix socket, one JSON object per line each way. Simulator-only; never on the wire."""
+
+    def __init__(self, path: str, sim: SimProcess) -> None:
+        self.path = path
+        self.sim = sim
+        if os.path.exists(path):
+            os.unlink(path)
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(path)
+        self.sock.listen(8)
+        self.sock.setblocking(False)
+        self.clients: dict[int, tuple[socket.socket, bytearray]] = {}
+
+    def fds(self) -> list[int]:
+        return [self.sock.fileno(), *self.clients]
+
+    def handle(self, fd: int) -> None:
+        if fd == self.sock.fileno():
+            try:
+                conn, _ = self.sock.accept()
+            except BlockingIOError:
+                return
+            conn.setblocking(True)
+            self.clients[conn.fileno()] = (conn, bytearray())
+            return
+        conn, buf = self.clients[fd]
+        try:
+            data = conn.recv(65536)
+        except OSError:
+            data = b""
+        if not data:
+            del self.clients[fd]
+            conn.close()
+            return
+        buf += data
+        while b"\n" in buf:
+            line, _, rest = bytes(buf).partition(b"\n")
+            buf[:] = rest
+            try:
+                reply = self.execute(json.loads(line))
+            except (ValueError, KeyError, TypeError) as err:
+                reply = {"ok": False, "error": str(err)}
+            conn.sendall(json.dumps(reply).encode() + b"\n")
+
+    def execute(self, req: dict[str, object]) -> dict[str, object]:
+        sim, mcu = self.sim, self.sim.mcu
+        cmd = req.get("cmd")
+        if cmd == "state":
+            return {"ok": True, "now": time.monotonic(), "port": sim.port.path, **mcu.snapshot()}
+        if cmd == "dice":
+            rolls = [tuple(int(v) for v in roll) for roll in req["values"]]  # type: ignore[union-attr]
+            for roll in rolls:
+                if not 2 <= len(roll) <= 3 or any(not 1 <= v <= 6 for v in roll):
+                    raise ValueError(f"dice: roll {roll} must be 2 or 3 values of 1..6")
+            mcu.dice_queue.extend(rolls)
+        elif cmd == "lift_counts":
+            stacks = tuple(int(v) for v in req["stacks"])  # type: ignore[union-attr]
+            tiles = tuple(int(v) for v in req.get("tiles", [2 * s for s in stacks]))  # type: ignore[union-attr]
+            mcu.lift_override = (stacks, tiles)
+        elif cmd == "lane_counts":
+            mcu.lane_override = tuple(int(v) for v in req["counts"])  # type: ignore[union-attr]
+        elif cmd == "inject":
+            mcu.arm_fault(str(req["fault"]), int(req.get("detail", p.NO_DETAIL)),  # type: ignore[arg-type]
+                          int(req.get("value", 0)))  # type: ignore[arg-type]
+        elif cmd == "lid":
+            mcu.set_lid(bool(req["open"]))
+        elif cmd == "temp":
+            mcu.set_temperature(int(req["c"]))  # type: ignore[arg-type]
+        elif cmd == "reboot":
+            mcu.boot(cause=int(req.get("cause", 1)))  # type: ignore[arg-type]
+        elif cmd == "silence":
+            sim.silent_until = time.monotonic() + float(req["s"])  # type: ignore[arg-type]
+        elif cmd == "garbage":
+            sim.garbage(int(req.get("n", 64)))  # type: ignore[arg-type]
+        elif cmd == "replug":
+            sim.replug(float(req.get("down_s", 1.0)))  # type: ignore[arg-type]
+        elif cmd == "line":
+            for direction, faults in (("rx", sim.rx_faults), ("tx", sim.tx_faults)):
+                rates = LineFaultRates(**req.get(direction, {}))  # type: ignore[arg-type]
+                rates.check()
+                faults.rates = rates
+        elif cmd == "stats":
+            return {"ok": True, "executed": {str(j): n for j, n in mcu.executed.items()},
+                    "rx_line": sim.rx_faults.counts(), "tx_line": sim.tx_faults.counts()}
+        elif cmd == "log":
+            return {"ok": True, "lines": mcu.log_lines[-int(req.get("n", 200)):]}  # type: ignore[arg-type]
+        elif cmd == "quit":
+            sim.running = False
+        else:
+            raise ValueError(f"control: unknown cmd {cmd!r}")
+        return {"ok": True}
+
+    def close(self) -> None:
+        for conn, _ in self.clients.values():
+            conn.close()
+        self.sock.close()
+        if os.path.exists(self.path):
+            os.unlink(self.path)
+
+
+def setup_logging(path: str | None, verbose: bool) -> None:
+    handler: logging.Handler = logging.FileHandler(path) if path else logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    root = logging.getLogger(__name__)
+    root.addHandler(handler)
+    root.setLevel(logging.INFO if verbose or path else logging.WARNING)

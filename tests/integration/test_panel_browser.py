@@ -1,0 +1,90 @@
+"""The panel in headless Chromium: renders the state, updates live over the WebSocket,
+reconnects after the daemon restarts. A screenshot is kept under artifacts/."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from controller import events as ev
+from controller.daemon_parts import write_feed
+from tests.integration.daemonproc import DaemonProc, free_port, write_config
+
+pytestmark = pytest.mark.browser
+TOKEN = "browser-test-token"
+
+
+def feed_items(extra: list[ev.Event]) -> list[tuple[float, ev.Event]]:
+    base = [ev.Lid(is_open=True, now=1.0), ev.McuFault(code="lift_jam", detail="wall 2", now=1.5)]
+    return [(0.0, e) for e in base + extra]
+
+
+def test_panel_renders_updates_live_and_reconnects(tmp_path, page, artifacts_dir):
+    port = free_port()
+    data = tmp_path / "data"
+    feed1, feed2 = tmp_path / "feed1.jsonl", tmp_path / "feed2.jsonl"
+    write_feed(feed1, feed_items([]))
+    write_feed(feed2, feed_items([ev.McuFault(code="belt_slip", detail="lane 3", now=9.0)]))
+    cfg1 = write_config(tmp_path / "one.toml", data=data, port=port, token=TOKEN, feed=str(feed1))
+    cfg2 = write_config(tmp_path / "two.toml", data=data, port=port, token=TOKEN, feed=str(feed2))
+
+    daemon = DaemonProc(cfg1)
+    url = daemon.wait_ready()
+    try:
+        page.goto(url)
+        page.wait_for_selector('#conn[data-connected="true"]', timeout=30_000)
+        state = httpx.get(f"{url}api/state", timeout=30).json()
+        # renders the state: round, the four seats with their scores, the machine
+        assert page.text_content("#round").strip().startswith({"E": "East", "S": "South"}[state["round"][0]])
+        for seat in range(4):
+            shown = page.text_content(f"#score-{seat}").replace(",", "")
+            assert int(shown) == state["seats"][seat]["score"]
+        page.wait_for_selector('#machine[data-state="halted"]', timeout=30_000)
+        assert "lift_jam" in page.text_content("#machine")
+        # live: a staff reset is pushed over the WebSocket without a reload
+        messages = page.evaluate("window.__jantaku.messages")
+        res = httpx.post(f"{url}api/staff/reset", json={"reason": "jam cleared"},
+                         headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)
+        assert res.status_code == 200
+        page.wait_for_selector('#machine[data-state="idle"]', timeout=30_000)
+        assert page.evaluate("window.__jantaku.messages") > messages
+        assert page.evaluate("window.__jantaku.connects") == 1
+        page.screenshot(path=str(artifacts_dir / "panel-table-display.png"), full_page=True)
+    finally:
+        assert daemon.stop() == 0
+
+    # the daemon is gone: the page says so and keeps the last state
+    page.wait_for_selector('#conn[data-connected="false"]', timeout=30_000)
+    assert page.get_attribute("#machine", "data-state") == "idle"
+
+    daemon = DaemonProc(cfg2)
+    daemon.wait_ready()
+    try:
+        page.wait_for_function("window.__jantaku.connects >= 2", timeout=30_000)
+        page.wait_for_selector('#conn[data-connected="true"]', timeout=30_000)
+        # the restarted daemon rebuilt its state from the log and goes on live
+        page.wait_for_selector('#machine[data-state="halted"]', timeout=30_000)
+        assert "belt_slip" in page.text_content("#machine")
+        page.screenshot(path=str(artifacts_dir / "panel-after-restart.png"), full_page=True)
+    finally:
+        assert daemon.stop() == 0
+    assert (artifacts_dir / "panel-table-display.png").stat().st_size > 10_000
+
+
+def test_staff_page_asks_for_the_token(tmp_path, page):
+    cfg = write_config(tmp_path / "t.toml", data=tmp_path / "data", port=free_port(), token=TOKEN)
+    daemon = DaemonProc(cfg)
+    url = daemon.wait_ready()
+    try:
+        page.goto(f"{url}staff")
+        page.fill("#reset-reason", "test")
+        page.click("#reset")
+        page.wait_for_function("document.getElementById('msg').textContent.includes('401')", timeout=30_000)
+        page.fill("#token", TOKEN)
+        page.click("#token-save")
+        page.wait_for_function("document.getElementById('token-msg').textContent === 'token accepted'",
+                               timeout=30_000)
+        page.click("#reset")
+        page.wait_for_function("document.getElementById('msg').textContent.includes('done')", timeout=30_000)
+    finally:
+        assert daemon.stop() == 0

@@ -1,0 +1,136 @@
+"""The shipped ONNX tile model, run by onnxruntime on freshly rendered held-out crops."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hardware.sim import tile_art
+from vision import train_data
+from vision.classifier import (
+    DEFAULT_MODEL,
+    ClassifierError,
+    OnnxTileClassifier,
+    ScriptedClassifier,
+    cut_crop,
+    cut_quad,
+)
+from vision.decode import CLASSES, INPUT_SIZE, TileGuess
+
+
+@pytest.fixture(scope="module")
+def clf() -> OnnxTileClassifier:
+    return OnnxTileClassifier()
+
+
+def test_shipped_model_is_small_and_describes_itself(clf):
+    assert DEFAULT_MODEL.stat().st_size < 5 * 1024 * 1024
+    assert clf.classes == CLASSES
+    assert clf.input_size == INPUT_SIZE
+    assert "5z" in clf.symmetric_180 and "1m" not in clf.symmetric_180
+
+
+def test_heldout_sample_accuracy(clf):
+    # 240 crops from the held-out generator (seed and parameters never used in training)
+    acc, report = train_data.evaluate_heldout(240, seed=train_data.HELDOUT_SEED + 17, classifier=clf)
+    assert acc >= 0.99, report
+
+
+HARD = ["4p", "5p", "6p", "7s", "9s", "5m", "0m", "0p", "0s", "5s"]
+
+
+def test_hard_pairs_are_not_confused(clf):
+    labels = [t for t in HARD for _ in range(10)]
+    rng = np.random.default_rng(5)
+    rots = [int(r) for r in rng.choice([0, 90, 180, 270], size=len(labels))]
+    crops = train_data.render_labels(labels, rots, seed=train_data.HELDOUT_SEED + 29)
+    guesses = clf.classify(list(crops))
+    wrong = [(t, g.best) for t, g in zip(labels, guesses, strict=True) if g.best != t]
+    assert len(wrong) <= 1, wrong  # at most one miss in 100 crops of the hard classes
+
+
+@pytest.mark.parametrize("tile", ["1m", "7z", "3s", "2f"])
+def test_rotation_is_detected(clf, tile):
+    rots = [0, 90, 180, 270] * 3
+    crops = train_data.render_labels([tile] * len(rots), rots, seed=train_data.HELDOUT_SEED + 41)
+    guesses = clf.classify(list(crops))
+    assert [g.tile for g in guesses] == [tile] * len(rots)
+    hits = sum(g.rotation == r for g, r in zip(guesses, rots, strict=True))
+    assert hits >= len(rots) - 1, [g.rotation for g in guesses]
+
+
+def test_symmetric_face_reports_upright_or_sideways(clf):
+    crops = train_data.render_labels(["8p"] * 4, [0, 90, 180, 270], seed=train_data.HELDOUT_SEED + 43)
+    guesses = clf.classify(list(crops))
+    assert [g.tile for g in guesses] == ["8p"] * 4
+    assert [g.rotation for g in guesses] == [0, 90, 0, 90]
+
+
+def test_backs_and_empty_slots(clf):
+    crops = train_data.render_labels(["back"] * 6 + ["none"] * 6, [0, 90, 180, 270, 0, 90] * 2,
+                                     seed=train_data.HELDOUT_SEED + 47)
+    guesses = clf.classify(list(crops))
+    assert [g.tile for g in guesses] == ["back"] * 6 + ["none"] * 6
+    assert all(g.rotation is None for g in guesses[6:])
+
+
+def test_batching_gives_the_same_answers_as_one_by_one(clf):
+    crops = list(train_data.render_labels(["2m", "6z", "9p", "back"], [0, 90, 180, 270], seed=3))
+    batch = clf.classify(crops)
+    single = [clf.classify([c])[0] for c in crops]
+    assert [g.tile for g in batch] == [g.tile for g in single]
+    assert np.allclose([g.confidence for g in batch], [g.confidence for g in single], atol=1e-4)
+    assert clf.classify([]) == []
+
+
+def test_voted_classification_agrees_on_clear_crops(clf):
+    crops = list(train_data.render_labels(["3m", "1z", "0s"], [0, 270, 90], seed=11))
+    voted = clf.classify_voted(crops)
+    assert [g.tile for g in voted] == ["3m", "1z", "0s"]
+    assert [g.rotation for g in voted] == [0, 270, 90]
+
+
+def _table_with_tile(tile: str, centre: tuple[float, float], angle_deg: float) -> tuple[np.ndarray, np.ndarray]:
+    """A felt picture with one 26x34 px tile at ``centre`` turned ``angle_deg`` clockwise; its face quad."""
+    canvas = np.full((200, 260, 3), (40, 110, 30), np.uint8)
+    face = tile_art.tile_face(tile, 26, 34, alpha=True)
+    corners = np.float32([[-13, -17], [13, -17], [13, 17], [-13, 17]])
+    a = np.deg2rad(angle_deg)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]], np.float32)
+    quad = corners @ rot.T + np.float32(centre)
+    tile_art.blit(canvas, face, quad)
+    return canvas, quad
+
+
+@pytest.mark.parametrize("angle,rotation", [(0, 0), (5, 0), (90, 90), (-93, 270), (180, 180)])
+def test_cut_quad_and_classify_a_tile_in_a_bigger_picture(clf, angle, rotation):
+    canvas, quad = _table_with_tile("7z", (120.0, 90.0), angle)
+    crop = cut_quad(canvas, quad)
+    assert crop.shape == (INPUT_SIZE, INPUT_SIZE, 3)
+    guess = clf.classify([crop])[0]
+    assert (guess.tile, guess.rotation) == ("7z", rotation)
+
+
+def test_cut_crop_centres_the_tile():
+    canvas, _ = _table_with_tile("5z", (60.0, 70.0), 0)
+    crop = cut_crop(canvas, (60.0, 70.0), 34)
+    # the ivory face fills the middle, felt shows at the left and right edges
+    assert crop[20, 20].mean() > 180 and crop[20, 0, 1] > crop[20, 0, 0] + 40
+    with pytest.raises(ValueError, match="tile_long_px"):
+        cut_crop(canvas, (60.0, 70.0), 0)
+
+
+def test_missing_or_bad_model_is_a_clear_error(tmp_path):
+    with pytest.raises(ClassifierError, match="not found"):
+        OnnxTileClassifier(tmp_path / "nope.onnx")
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not a model")
+    with pytest.raises(ClassifierError, match="cannot load"):
+        OnnxTileClassifier(bad)
+
+
+def test_scripted_classifier_plays_its_script():
+    s = ScriptedClassifier(["1m", TileGuess("back", 0.9, 90)])
+    out = s.classify([None, None, None])
+    assert [g.tile for g in out] == ["1m", "back", "none"]
+    assert out[1].rotation == 90

@@ -1,0 +1,88 @@
+"""``tablectl classify FILE [FILE ...] --json``: classify tile pictures with the shipped ONNX model.
+
+The output follows ``shared/contracts/classify.md``: one JSON object per file, in input order,
+``{"file", "tile", "confidence", "rotation"}`` (rotation omitted for ``none``), or
+``{"file", "error"}`` for a file that cannot be read; exit status 1 if any file could not be
+read, else 0. Without ``--json`` the same answers are printed as plain text.
+
+A picture (any size, one tile roughly centred and filling most of it) is classified with
+test-time voting: the picture turned 0/90/180/270 degrees and a slightly tighter centre cut,
+the class probabilities averaged (see ``OnnxTileClassifier.classify_voted``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+import cv2
+import numpy as np
+
+
+def read_image(path: str) -> np.ndarray:
+    """Read a picture as BGR uint8 (EXIF orientation applied). Raises OSError naming the problem."""
+    if not os.path.exists(path):
+        raise OSError("file not found")
+    if os.path.isdir(path):
+        raise OSError("is a directory, not an image")
+    if not os.access(path, os.R_OK):
+        raise OSError("permission denied")
+    img = cv2.imread(path, cv2.IMREAD_COLOR)
+    if img is None:
+        # cv2.imread cannot open some paths (non-ASCII on some builds): try the bytes
+        try:
+            data = np.fromfile(path, np.uint8)
+        except OSError as err:
+            raise OSError(f"cannot read file: {err.strerror or err}") from err
+        img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if img is None or img.size == 0:
+        raise OSError("not a readable image (expected PNG or JPEG)")
+    return img
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="tablectl classify",
+                                 description="Classify tile pictures (one tile per picture) with the ONNX model.")
+    ap.add_argument("files", nargs="+", metavar="FILE", help="PNG or JPEG pictures, one tile each")
+    ap.add_argument("--json", action="store_true", help="one JSON object per line (the contract's format)")
+    ap.add_argument("--model", default=None, help="ONNX model file (default: the shipped vision/models/tiles.onnx)")
+    ap.add_argument("--min-confidence", type=float, default=None,
+                    help="answer 'none' below this probability (default 0.4)")
+    ap.add_argument("--no-vote", action="store_true", help="one pass per picture, no test-time voting")
+    return ap
+
+
+def main(command: str, argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    from vision.classifier import DEFAULT_MODEL, ClassifierError, OnnxTileClassifier
+    from vision.decode import MIN_CONFIDENCE
+
+    try:
+        clf = OnnxTileClassifier(args.model or DEFAULT_MODEL,
+                                 min_confidence=MIN_CONFIDENCE if args.min_confidence is None else args.min_confidence)
+    except (ClassifierError, ValueError) as err:
+        print(f"tablectl {command}: {err}", file=sys.stderr)
+        return 2
+    failed = False
+    for path in args.files:
+        try:
+            img = read_image(path)
+        except OSError as err:
+            failed = True
+            _emit(args.json, {"file": path, "error": f"cannot read image: {err}"})
+            continue
+        guess = (clf.classify([img]) if args.no_vote else clf.classify_voted([img]))[0]
+        _emit(args.json, {"file": path, **guess.to_json()})
+    return 1 if failed else 0
+
+
+def _emit(as_json: bool, record: dict) -> None:
+    if as_json:
+        print(json.dumps(record), flush=True)
+    elif "error" in record:
+        print(f"{record['file']}: error: {record['error']}", flush=True)
+    else:
+        rot = f" rotation {record['rotation']}" if "rotation" in record else ""
+        print(f"{record['file']}: {record['tile']} ({record['confidence']:.3f}){rot}", flush=True)

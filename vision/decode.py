@@ -1,0 +1,153 @@
+"""Pure tile-classifier maths: crop -> input tensor, logits -> :class:`TileGuess`.
+
+No I/O and no model here (``vision/classifier.py`` runs the ONNX model). The same
+:func:`prep` is used to train the model and to run it, so a crop is seen the same way both times.
+
+Input: a BGR ``uint8`` picture of one tile, any size. It is padded to a square (edge pixels
+repeated, the tile kept centred) and resized to ``INPUT_SIZE`` x ``INPUT_SIZE``; the tensor is
+float32 NCHW, channels in BGR order, values 0..1.
+
+Rotation: the degrees (0, 90, 180, 270) the tile face is turned **clockwise** in the picture;
+rotating the picture counter-clockwise by that much shows the face upright. For faces that look
+the same upside down (e.g. ``2p``, ``8s``, ``5z``, ``back``) 0 and 180 cannot be told apart; the
+answer is then 0 or 90 (upright or sideways).
+
+>>> import numpy as np
+>>> prep([np.zeros((80, 60, 3), np.uint8)]).shape
+(1, 3, 40, 40)
+>>> g = decode(np.array([[0.0, 6.0, 0.0]]), np.array([[0.0, 4.0, 0.0, 0.0]]), classes=("1m", "2m", "none"))
+>>> g[0].tile, g[0].rotation, round(g[0].confidence, 3)
+('2m', 90, 0.995)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from controller.rules.tiles import ALL_TILES
+
+INPUT_SIZE = 40
+CLASSES: tuple[str, ...] = ALL_TILES + ("back", "none")
+ROTATIONS: tuple[int, ...] = (0, 90, 180, 270)
+MIN_CONFIDENCE = 0.4
+
+
+@dataclass(frozen=True)
+class TileGuess:
+    """What the classifier saw in one crop.
+
+    ``tile`` is mpsz (``0m``/``0p``/``0s`` red fives, ``1f``..``8f``), ``"back"`` or ``"none"``.
+    ``confidence`` is the model's probability for that answer (for a ``none`` given because the
+    best guess was too unsure: one minus that guess's probability). ``rotation`` is 0/90/180/270
+    clockwise, or ``None`` for ``none``. ``best``/``best_confidence`` keep the top class even when
+    the answer is ``none``, so a caller may still look at it.
+    """
+
+    tile: str
+    confidence: float
+    rotation: int | None
+    best: str = ""
+    best_confidence: float = 0.0
+
+    @property
+    def is_tile(self) -> bool:
+        """True for a face-up tile (not ``back`` or ``none``)."""
+        return self.tile not in ("back", "none")
+
+    def to_json(self) -> dict:
+        """The contract's fields: ``tile``, ``confidence`` (3 decimals) and ``rotation`` where known."""
+        out: dict = {"tile": self.tile, "confidence": round(float(self.confidence), 3)}
+        if self.rotation is not None:
+            out["rotation"] = int(self.rotation)
+        return out
+
+
+def square_pad(img: np.ndarray) -> np.ndarray:
+    """Pad a picture to a square, repeating its edge pixels, keeping the content centred."""
+    h, w = img.shape[:2]
+    if h == w:
+        return img
+    d = abs(h - w)
+    a, b = d // 2, d - d // 2
+    if h > w:
+        return cv2.copyMakeBorder(img, 0, 0, a, b, cv2.BORDER_REPLICATE)
+    return cv2.copyMakeBorder(img, a, b, 0, 0, cv2.BORDER_REPLICATE)
+
+
+def to_bgr(img: np.ndarray) -> np.ndarray:
+    """Any OpenCV picture (grey, BGR, BGRA; uint8 or uint16) as BGR uint8. Raises ValueError otherwise."""
+    if not isinstance(img, np.ndarray) or img.ndim not in (2, 3) or img.size == 0:
+        raise ValueError(f"crop: expected a picture array, got {getattr(img, 'shape', type(img).__name__)}")
+    if img.dtype == np.uint16:
+        img = (img >> 8).astype(np.uint8)
+    elif img.dtype != np.uint8:
+        img = np.clip(img, 0, 255).astype(np.uint8)
+    if img.ndim == 2:
+        return cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+    if img.shape[2] == 4:
+        return cv2.cvtColor(img, cv2.COLOR_BGRA2BGR)
+    if img.shape[2] == 1:
+        return cv2.cvtColor(img[:, :, 0], cv2.COLOR_GRAY2BGR)
+    if img.shape[2] != 3:
+        raise ValueError(f"crop: {img.shape[2]} channels, expected 1, 3 or 4")
+    return img
+
+
+def prep_one(img: np.ndarray, size: int = INPUT_SIZE) -> np.ndarray:
+    """One crop as the model's ``size`` x ``size`` BGR uint8 square (pad, then area resize)."""
+    sq = square_pad(to_bgr(img))
+    if sq.shape[0] == size:
+        return np.ascontiguousarray(sq)
+    interp = cv2.INTER_AREA if sq.shape[0] > size else cv2.INTER_LINEAR
+    return cv2.resize(sq, (size, size), interpolation=interp)
+
+
+def prep(crops: Iterable[np.ndarray], size: int = INPUT_SIZE) -> np.ndarray:
+    """Crops -> float32 tensor ``(N, 3, size, size)``, BGR, 0..1."""
+    squares = [prep_one(c, size) for c in crops]
+    if not squares:
+        return np.zeros((0, 3, size, size), np.float32)
+    batch = np.stack(squares)
+    return np.ascontiguousarray(batch.transpose(0, 3, 1, 2), dtype=np.float32) * np.float32(1 / 255)
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    z = np.asarray(logits, np.float64)
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def decode(tile_logits: np.ndarray, rotation_logits: np.ndarray, *, classes: Sequence[str] = CLASSES,
+           min_confidence: float = MIN_CONFIDENCE,
+           symmetric_180: frozenset[str] = frozenset()) -> list[TileGuess]:
+    """Logits ``(N, len(classes))`` and ``(N, 4)`` -> one :class:`TileGuess` per row.
+
+    A best class below ``min_confidence`` becomes ``none`` (low confidence is data, not an error).
+    For classes in ``symmetric_180`` the rotation is folded to 0 (upright) or 90 (sideways).
+    """
+    p_tile = softmax(tile_logits)
+    p_rot = softmax(rotation_logits)
+    if p_tile.shape[1] != len(classes) or p_rot.shape[1] != len(ROTATIONS) or len(p_tile) != len(p_rot):
+        raise ValueError(f"decode: logits {p_tile.shape} / {p_rot.shape} do not fit {len(classes)} classes "
+                         "and 4 rotations")
+    out = []
+    for pt, pr in zip(p_tile, p_rot, strict=True):
+        k = int(pt.argmax())
+        best, conf = classes[k], float(pt[k])
+        if best in symmetric_180 or best == "back":
+            folded = pr[:2] + pr[2:]
+            rotation: int | None = ROTATIONS[int(folded.argmax())]
+        else:
+            rotation = ROTATIONS[int(pr.argmax())]
+        if best == "none":
+            out.append(TileGuess("none", conf, None, best, conf))
+        elif conf < min_confidence:
+            out.append(TileGuess("none", 1.0 - conf, None, best, conf))
+        else:
+            out.append(TileGuess(best, conf, rotation, best, conf))
+    return out

@@ -1,0 +1,560 @@
+"""Frame -> :class:`TableView`: what lies on the table, read at the layout's known places.
+
+The calibration gives the camera (pose and lens), the layout gives where every wall slot,
+river row, meld strip, reveal strip and flower strip lies, so reading needs no detector:
+
+1. One ``cv2.remap`` samples the frame at all fixed measuring points (table mm, at the
+   height where the thing measured sits), precomputed once per calibration.
+2. Cheap colour measures on those samples against the felt (its colour is measured every
+   frame at free places): wall slots are 2, 1 or 0 tiles high by testing, at the slot's edge
+   away from the camera's foot point, whether a tile top is there at two tiles' height or one
+   (a lower top shows up shifted towards the foot point); strips are parsed tile by tile
+   (upright or sideways from the ivory face at the row's edge; meld gaps; an added kan tile
+   behind the called one).
+3. All face-up crops of the frame (river, melds, revealed hands, flowers, face-up wall tops)
+   are classified in one batch by the tile classifier (``vision.classifier.TileClassifier``).
+
+Seats here are table positions (0 at the bottom of the layout, counter-clockwise); the
+tracker maps them to game seats. Errors: :class:`ReaderError` for a frame that cannot be read
+(not a picture, wrong size for the calibration).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from controller.rules.tiles import plain
+from vision.calibration import Calibration, CalibrationError
+from vision.classifier import CROP_MARGIN, TileClassifier
+from vision.decode import INPUT_SIZE, TileGuess
+from vision.layout import Layout, Strip, TableProfile, TileRect, VisionError, source_from_position
+
+log = logging.getLogger(__name__)
+
+STEP_MM = 1.0           # spacing of the strip sample lines
+
+
+class ReaderError(VisionError, ValueError):
+    """A frame the reader cannot read (not a picture, wrong size, calibration for another table)."""
+
+
+@dataclass(frozen=True)
+class SeenTile:
+    """One tile as read: ``tile`` mpsz, ``back`` (face down) or ``none`` (unsure), the classifier's
+    ``confidence``, ``is_sideways`` where it lies turned (riichi discard, called tile)."""
+
+    tile: str
+    confidence: float
+    is_sideways: bool = False
+
+    def to_json(self) -> dict:
+        out: dict = {"tile": self.tile, "confidence": round(float(self.confidence), 3)}
+        if self.is_sideways:
+            out["sideways"] = True
+        return out
+
+
+@dataclass(frozen=True)
+class SeenMeld:
+    """A meld as laid, left to right. ``kind`` chi/pon/daiminkan/kakan/ankan (``""`` if unclear);
+    ``sideways`` the called tile's index; ``added`` the added-kan tile; ``source`` the table position
+    the called tile came from (from the sideways tile's side), None for a closed kan."""
+
+    tiles: tuple[SeenTile, ...]
+    kind: str
+    sideways: int | None = None
+    added: SeenTile | None = None
+    source: int | None = None
+
+    def to_json(self) -> dict:
+        out: dict = {"kind": self.kind, "tiles": [t.to_json() for t in self.tiles]}
+        if self.sideways is not None:
+            out["sideways"] = self.sideways
+        if self.added is not None:
+            out["added"] = self.added.to_json()
+        if self.source is not None:
+            out["source"] = self.source
+        return out
+
+
+@dataclass(frozen=True)
+class Indicator:
+    """A face-up tile on top of a wall slot (a dora or kan dora indicator)."""
+
+    wall: int
+    stack: int
+    tile: SeenTile
+
+
+@dataclass(frozen=True)
+class TableView:
+    """Everything read from one frame; seats are table positions."""
+
+    walls: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    indicators: tuple[Indicator, ...] = ()
+    rivers: dict[int, tuple[SeenTile, ...]] = field(default_factory=dict)
+    melds: dict[int, tuple[SeenMeld, ...]] = field(default_factory=dict)
+    revealed: dict[int, tuple[SeenTile, ...]] = field(default_factory=dict)
+    flowers: dict[int, tuple[SeenTile, ...]] = field(default_factory=dict)
+    now: float = 0.0
+    tiles_classified: int = 0
+
+    def to_json(self) -> dict:
+        return {
+            "now": self.now,
+            "walls": {str(k): list(v) for k, v in self.walls.items()},
+            "indicators": [{"wall": i.wall, "stack": i.stack, **i.tile.to_json()} for i in self.indicators],
+            "rivers": {str(k): [t.to_json() for t in v] for k, v in self.rivers.items()},
+            "melds": {str(k): [m.to_json() for m in v] for k, v in self.melds.items()},
+            "revealed": {str(k): [t.to_json() for t in v] for k, v in self.revealed.items()},
+            "flowers": {str(k): [t.to_json() for t in v] for k, v in self.flowers.items()},
+        }
+
+
+# --------------------------------------------------------------------------- sampling
+
+
+class _Samples:
+    """Collects named sets of table points; one remap map for all of them."""
+
+    def __init__(self) -> None:
+        self._parts: list[np.ndarray] = []
+        self._index: dict[str, tuple[int, tuple[int, ...]]] = {}
+        self._n = 0
+
+    def add(self, name: str, points_mm: np.ndarray) -> None:
+        pts = np.asarray(points_mm, dtype=np.float64)
+        shape = pts.shape[:-1]
+        flat = pts.reshape(-1, 3)
+        self._index[name] = (self._n, shape)
+        self._parts.append(flat)
+        self._n += len(flat)
+
+    def build(self, camera) -> tuple[np.ndarray, np.ndarray]:
+        pts = np.concatenate(self._parts)
+        px = camera.project(pts).astype(np.float32)
+        w = 1024
+        rows = -(-len(px) // w)
+        pad = rows * w - len(px)
+        px = np.concatenate([px, np.full((pad, 2), -10.0, np.float32)])
+        return px[:, 0].reshape(rows, w).copy(), px[:, 1].reshape(rows, w).copy()
+
+    def get(self, flat: np.ndarray, name: str) -> np.ndarray:
+        start, shape = self._index[name]
+        n = int(np.prod(shape))
+        return flat[start:start + n].reshape(*shape, flat.shape[-1])
+
+
+def _seg_points(lay: Layout, strip: Strip, d_offsets: Sequence[float], z: float, n: int) -> np.ndarray:
+    """Points along a strip at 1 mm steps: shape (len(d_offsets), n, 3)."""
+    s = np.arange(n) * STEP_MM + STEP_MM / 2
+    u = strip.start_u + strip.direction * s
+    out = np.empty((len(d_offsets), n, 3))
+    for k, off in enumerate(d_offsets):
+        d = np.full(n, strip.near_d - off)
+        out[k, :, :2] = lay.to_table_array(strip.seat, u, d)
+        out[k, :, 2] = z
+    return out
+
+
+@dataclass
+class _Colour:
+    felt: np.ndarray          # BGR float
+    felt_sum: float
+
+    def occupied(self, s: np.ndarray) -> np.ndarray:
+        s = s.astype(np.float32)
+        tot = s.sum(axis=-1) + 1.0
+        chroma = s / tot[..., None]
+        d = np.abs(chroma - self.felt / self.felt_sum).sum(axis=-1)
+        ratio = tot / self.felt_sum
+        return (d > 0.12) | (ratio > 1.8)
+
+    def ivory(self, s: np.ndarray) -> np.ndarray:
+        s = s.astype(np.float32)
+        mx = s.max(axis=-1)
+        mn = s.min(axis=-1)
+        return ((mx - mn) < 0.3 * mx) & (s.sum(axis=-1) > 1.5 * self.felt_sum)
+
+
+# --------------------------------------------------------------------------- reader
+
+
+class TableReader:
+    """Reads a table frame at the layout's places. Build once per calibration; :meth:`read` per frame.
+
+    ``classifier`` is any ``TileClassifier`` (the shipped ``OnnxTileClassifier`` in production).
+    Raises CalibrationError if the calibration was made for another table profile.
+    """
+
+    def __init__(self, profile: TableProfile, calibration: Calibration, classifier: TileClassifier, *,
+                 crop_px: int = INPUT_SIZE) -> None:
+        calibration.check_matches(profile=profile)
+        self.profile = profile
+        self.layout = Layout(profile)
+        self.calibration = calibration
+        self.camera = calibration.camera
+        self.classifier = classifier
+        self.crop_px = int(crop_px)
+        t = profile.tile
+        self.T = t.thickness_mm
+        self._nadir = self.camera.centre_mm[:2]
+        self._height = float(self.camera.centre_mm[2])
+        s = _Samples()
+        # felt reference: the free centre and the four free corners
+        g = np.linspace(-60, 60, 7)
+        gx, gy = np.meshgrid(g, g)
+        felt = [np.column_stack([gx.ravel(), gy.ravel()])]
+        c = profile.felt_half_mm - 80.0
+        h = np.linspace(-8, 8, 5)
+        hx, hy = np.meshgrid(h, h)
+        for sx in (-1, 1):
+            for sy in (-1, 1):
+                felt.append(np.column_stack([sx * c + hx.ravel(), sy * c + hy.ravel()]))
+        fp = np.concatenate(felt)
+        s.add("felt", np.column_stack([fp, np.zeros(len(fp))]))
+        # wall slots: edge bands at two tiles' and one tile's height, and the tops
+        self._slots = self.layout.wall_slots()
+        bands2, bands1, tops2, tops1 = [], [], [], []
+        self._band_shift: list[float] = []
+        for slot in self._slots:
+            b2, b1, shift = self._wall_bands(slot.wall, slot.stack)
+            bands2.append(b2)
+            bands1.append(b1)
+            self._band_shift.append(shift)
+            tops2.append(self._grid(slot.rect, 2 * self.T, 4, 5, 0.55))
+            tops1.append(self._grid(slot.rect, self.T, 4, 5, 0.55))
+        if self._slots:
+            s.add("wall_b2", np.stack(bands2))
+            s.add("wall_b1", np.stack(bands1))
+            s.add("wall_t2", np.stack(tops2))
+            s.add("wall_t1", np.stack(tops1))
+        # strips: lines at 1 mm along each strip, at the tiles' top height
+        self._strips = self.layout.strips()
+        self._strip_len: list[int] = []
+        L, W = t.length_mm, t.width_mm
+        for k, strip in enumerate(self._strips):
+            n = int(strip.length_mm / STEP_MM)
+            self._strip_len.append(n)
+            offsets = [8.0, 13.0, 18.0,                 # mid lines (any tile lies across them)
+                       1.75,                            # near band: upright only when sideways are centred
+                       L - 1.75,                        # far band: upright only
+                       2 * W + t.gap_mm - 1.75]         # behind band: an added kan tile's far edge
+            s.add(f"strip{k}", _seg_points(self.layout, strip, offsets, self.T, n))
+        self._samples = s
+        self._map_x, self._map_y = s.build(self.camera)
+        self._meld_used: dict[int, list[int]] = {}
+        self._plane_cache: dict[float, np.ndarray] = {}
+        self._frame = np.zeros((1, 1, 3), np.uint8)
+
+    # ---- geometry helpers
+    def _grid(self, rect: TileRect, z: float, nu: int, nv: int, frac: float) -> np.ndarray:
+        q = rect.array()
+        a = (np.linspace(-frac / 2, frac / 2, nu) + 0.5)
+        b = (np.linspace(-frac / 2, frac / 2, nv) + 0.5)
+        A, B = np.meshgrid(a, b)
+        A, B = A.ravel()[:, None], B.ravel()[:, None]
+        top = q[0] + (q[1] - q[0]) * A
+        bottom = q[3] + (q[2] - q[3]) * A
+        p = top + (bottom - top) * B
+        return np.column_stack([p, np.full(len(p), z)])
+
+    def _wall_bands(self, wall: int, stack: int) -> tuple[np.ndarray, np.ndarray, float]:
+        """Sample points near the slot's edge facing away from the camera's foot point, at 2T and T."""
+        lay = self.layout
+        right, forward = lay.seat_axes(wall)
+        slot = lay.wall_slot(wall, stack)
+        inner = self.profile.wall.inner_mm
+        outer = inner + self.profile.tile.length_mm
+        u_centre = float(np.asarray(slot.centre) @ right)
+        d_nadir = float(-(self._nadir @ forward))
+        d_mid = (inner + outer) / 2
+        dist = abs(d_mid - d_nadir)
+        # how far a top one tile lower appears shifted towards the foot point (mm, in d)
+        shift = self.T * (dist + self.profile.tile.length_mm / 2) / max(self._height - 2 * self.T, 1.0)
+        offs = np.array([0.3, 0.55]) * min(shift, 6.0)
+        if d_nadir <= d_mid:
+            ds = outer - offs          # away edge: the player's side
+        else:
+            ds = inner + offs
+        us = u_centre + np.linspace(-7.5, 7.5, 6)
+        U, D = np.meshgrid(us, ds)
+        xy = lay.to_table_array(wall, U.ravel(), D.ravel())
+        b2 = np.column_stack([xy, np.full(len(xy), 2 * self.T)])
+        b1 = np.column_stack([xy, np.full(len(xy), self.T)])
+        return b2, b1, shift
+
+    # ---- reading
+    def check_frame(self, frame: np.ndarray) -> None:
+        if not isinstance(frame, np.ndarray) or frame.dtype != np.uint8 or frame.ndim != 3 or frame.shape[2] != 3:
+            raise ReaderError(f"reader: expected a BGR uint8 frame, got "
+                              f"{getattr(frame, 'shape', type(frame).__name__)} {getattr(frame, 'dtype', '')}")
+        try:
+            self.calibration.check_frame(frame)
+        except CalibrationError as err:
+            raise ReaderError(str(err)) from err
+
+    def read(self, frame: np.ndarray, *, now: float = 0.0) -> TableView:
+        """Read one frame (BGR uint8, the calibrated size). Raises ReaderError for a frame it cannot read."""
+        self.check_frame(frame)
+        self._frame = frame
+        flat = cv2.remap(frame, self._map_x, self._map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                         borderValue=(0, 0, 0)).reshape(-1, 3)
+        felt = np.median(self._samples.get(flat, "felt").astype(np.float32), axis=0)
+        col = _Colour(felt, float(felt.sum()) + 1.0)
+        jobs: list[tuple[TileRect, bool]] = []     # crops to classify: (rect, is_sideways)
+        walls, wall_jobs = self._read_walls(flat, col, jobs)
+        strips = [self._parse_strip(k, flat, col) for k in range(len(self._strips))]
+        strip_jobs: list[list[int]] = []
+        for parsed in strips:
+            idx = []
+            for rect, is_side in parsed["rects"]:
+                idx.append(len(jobs))
+                jobs.append((rect, is_side))
+            strip_jobs.append(idx)
+        guesses = self._classify([r for r, _ in jobs])
+        seen = [SeenTile(g.tile, g.confidence, side) for g, (_, side) in zip(guesses, jobs, strict=True)]
+        indicators = tuple(Indicator(w, st, seen[j]) for (w, st), j in wall_jobs if seen[j].tile not in ("back", "none"))
+        rivers: dict[int, list[SeenTile]] = {}
+        melds: dict[int, tuple[SeenMeld, ...]] = {}
+        revealed: dict[int, tuple[SeenTile, ...]] = {}
+        flowers: dict[int, tuple[SeenTile, ...]] = {}
+        for strip, parsed, idx in zip(self._strips, strips, strip_jobs, strict=True):
+            tiles = [seen[j] for j in idx]
+            if strip.kind == "river":
+                rivers.setdefault(strip.seat, []).extend(tiles)
+            elif strip.kind == "melds":
+                melds[strip.seat] = self._melds(strip.seat, parsed, tiles)
+            elif strip.kind == "reveal":
+                faces = tuple(t for t in tiles if t.tile not in ("back", "none"))
+                if faces:
+                    revealed[strip.seat] = faces
+            else:
+                faces = tuple(t for t in tiles if t.tile not in ("back", "none"))
+                if faces:
+                    flowers[strip.seat] = faces
+        for seat in range(self.profile.positions):
+            rivers.setdefault(seat, [])
+        # melds and the revealed hand may share the player's strip: the hand is what lies left of the melds
+        for strip, parsed, idx in zip(self._strips, strips, strip_jobs, strict=True):
+            if strip.kind != "reveal" or not melds.get(strip.seat):
+                continue
+            right, _ = self.layout.seat_axes(strip.seat)
+            meld_rects = self._meld_rects(strip.seat, strips)
+            meld_u = [float(np.asarray(meld_rects[i][0].centre) @ right) for i in self._meld_used.get(strip.seat, ())]
+            if not meld_u:
+                continue
+            limit = min(meld_u) - self.profile.tile.length_mm / 2
+            keep = [seen[j] for (r, _), j in zip(parsed["rects"], idx, strict=True)
+                    if float(np.asarray(r.centre) @ right) < limit and seen[j].tile not in ("back", "none")]
+            if keep:
+                revealed[strip.seat] = tuple(keep)
+            else:
+                revealed.pop(strip.seat, None)
+        return TableView(walls, indicators, {k: tuple(v) for k, v in rivers.items()}, melds, revealed, flowers,
+                         now, len(jobs))
+
+    def _read_walls(self, flat: np.ndarray, col: _Colour, jobs: list) -> tuple[dict, list]:
+        walls: dict[int, list[int]] = {w: [0] * self.profile.wall.stacks for w in self.layout.wall_positions}
+        wall_jobs: list[tuple[tuple[int, int], int]] = []
+        if not self._slots:
+            return {}, []
+        occ2 = col.occupied(self._samples.get(flat, "wall_b2")).mean(axis=1)
+        occ1 = col.occupied(self._samples.get(flat, "wall_b1")).mean(axis=1)
+        t2 = self._samples.get(flat, "wall_t2")
+        t1 = self._samples.get(flat, "wall_t1")
+        iv2 = col.ivory(t2).mean(axis=1)
+        iv1 = col.ivory(t1).mean(axis=1)
+        for k, slot in enumerate(self._slots):
+            n = 2 if occ2[k] >= 0.5 else (1 if occ1[k] >= 0.5 else 0)
+            walls[slot.wall][slot.stack] = n
+            if n and (iv2[k] if n == 2 else iv1[k]) >= 0.3:   # an ivory top: a face-up tile
+                rect = self.layout.wall_top(slot.wall, slot.stack, n)
+                wall_jobs.append(((slot.wall, slot.stack), len(jobs)))
+                jobs.append((rect, False))
+        return {w: tuple(v) for w, v in walls.items()}, wall_jobs
+
+    def _parse_strip(self, k: int, flat: np.ndarray, col: _Colour) -> dict:
+        """Tiles along strip ``k``: ``rects`` [(rect, is_sideways)], ``groups`` (runs of touching tiles,
+        as index lists into rects) and ``added`` (rect index of a called tile -> its added-kan tile)."""
+        strip = self._strips[k]
+        lines = self._samples.get(flat, f"strip{k}")          # (6, n, 3)
+        occ = col.occupied(lines[:3]).any(axis=0)
+        ivory = col.ivory(lines[3:6])                          # near, far, behind bands
+        filled = col.occupied(lines[3:6])
+        t = self.profile.tile
+        W, L, gap = t.width_mm, t.length_mm, t.gap_mm
+        n = len(occ)
+        rects: list[tuple[TileRect, bool]] = []
+        groups: list[list[int]] = []
+        added: dict[int, int] = {}
+        allow_sideways = strip.kind in ("river", "melds")
+        nadir_near = self._nadir_side(strip) > 0
+        w_px = int(W / STEP_MM)
+        current: list[int] = []
+
+        def tile_at(p: int) -> bool:
+            return p + w_px <= n and occ[p + 3:p + w_px - 3].mean() > 0.6
+
+        def next_start(p: int) -> int | None:
+            """The first tile start after felt at or past ``p`` (a meld or hand begins)."""
+            free = np.flatnonzero(~occ[p:])
+            if len(free) == 0:
+                return None
+            q = p + int(free[0])
+            nxt = np.flatnonzero(occ[q:])
+            if len(nxt) == 0:
+                return None
+            q += int(nxt[0])
+            return q + self._fringe_steps(strip, q)
+
+        pos: int | None = 0
+        if strip.kind != "river" and not tile_at(0):
+            pos = next_start(0)
+        while pos is not None and pos + w_px <= n:
+            if not tile_at(pos):
+                if strip.kind == "river":
+                    break
+                if current:
+                    groups.append(current)
+                    current = []
+                pos = next_start(pos + 1)
+                continue
+            a, b = pos + 4, pos + w_px - 4
+            is_side = has_added = False
+            if allow_sideways and self._face_up(lines, pos, col):
+                if strip.sideways == "center":
+                    # the edge band facing away from the camera's foot point: no side wall shows there
+                    k_band = 1 if nadir_near else 0
+                    is_side = ivory[k_band][a:b].mean() < 0.3 and filled[k_band][a:b].mean() < 0.6
+                else:
+                    # the far band: an upright tile's face reaches it, a sideways one's does not (its
+                    # side wall may show there, but that is not the ivory face)
+                    has_added = ivory[2][a:b].mean() > 0.5
+                    is_side = has_added or ivory[1][a:b].mean() < 0.3
+            offset = pos * STEP_MM
+            current.append(len(rects))
+            rects.append((self.layout.strip_tile(strip, offset, is_sideways=is_side), is_side))
+            if has_added:
+                added[len(rects) - 1] = len(rects)
+                rects.append((self.layout.strip_tile(strip, offset, is_sideways=True, is_behind=True), True))
+            pos += int(round(((L if is_side else W) + gap) / STEP_MM))
+            if strip.kind != "river":
+                window = ~occ[pos:pos + 10]
+                if len(window) >= 2 and bool((window[:-1] & window[1:]).any()):   # felt between: a gap
+                    groups.append(current)
+                    current = []
+                    pos = next_start(pos)
+        if current:
+            groups.append(current)
+        return {"rects": rects, "groups": groups, "added": added}
+
+    def _fringe_steps(self, strip: Strip, p: int) -> int:
+        """How far (samples) a tile's side wall shows before its top at strip position ``p``, when
+        the camera's foot point lies behind it (the side facing the scan is then in view)."""
+        right, _ = self.layout.seat_axes(strip.seat)
+        s_nadir = float(self._nadir @ right) * strip.direction - strip.start_u * strip.direction
+        s_edge = p * STEP_MM
+        if s_nadir >= s_edge:
+            return 0
+        shift = self.T * (s_edge - s_nadir) / max(self._height - self.T, 1.0)
+        return int(round(shift / STEP_MM))
+
+    def _meld_rects(self, seat: int, strips: list[dict]) -> list[tuple[TileRect, bool]]:
+        for strip, parsed in zip(self._strips, strips, strict=True):
+            if strip.kind == "melds" and strip.seat == seat:
+                return parsed["rects"]
+        return []
+
+    def _nadir_side(self, strip: Strip) -> float:
+        """> 0 when the camera's foot point lies on the strip's near (player) side."""
+        _, forward = self.layout.seat_axes(strip.seat)
+        d_nadir = float(-(self._nadir @ forward))
+        return d_nadir - (strip.near_d - self.profile.tile.length_mm / 2)
+
+    def _face_up(self, lines: np.ndarray, pos: int, col: _Colour) -> bool:
+        """A face-up top shows ivory between the glyph strokes; a face-down one shows the back colour."""
+        seg = lines[:3, pos + 3:pos + 20]
+        return bool(col.ivory(seg).mean() > 0.15)
+
+    def _melds(self, seat: int, parsed: dict, tiles: list[SeenTile]) -> tuple[SeenMeld, ...]:
+        out = []
+        used: list[int] = []
+        self._meld_used[seat] = used
+        rects = parsed["rects"]
+        added = parsed["added"]
+        behind_idx = set(added.values())
+        for group in parsed["groups"]:
+            main = [i for i in group if i not in behind_idx]
+            # within the strip tiles were found right to left; a meld reads left to right
+            main = main[::-1]
+            ts = [tiles[i] for i in main]
+            side = [k for k, i in enumerate(main) if rects[i][1]]
+            add = next((tiles[added[i]] for i in main if i in added), None)
+            n = len(ts)
+            backs = sum(1 for x in ts if x.tile == "back")
+            kind = ""
+            sideways = side[0] if len(side) == 1 else None
+            source = None
+            if n == 4 and backs in (2, 4) and sideways is None:
+                kind = "ankan"
+            elif n == 4 and sideways is not None:
+                kind = "daiminkan"
+            elif n == 3 and sideways is not None:
+                faces = [x.tile for x in ts]
+                if add is not None:
+                    kind = "kakan"
+                elif len({plain(f) for f in faces if f not in ("back", "none")}) == 1:
+                    kind = "pon"
+                else:
+                    kind = "chi"
+            else:
+                break   # not a meld: the hand (standing or revealed) begins here
+            if sideways is not None:
+                source = source_from_position(seat, sideways, n)
+            out.append(SeenMeld(tuple(ts), kind, sideways, add, source))
+            used.extend(main)
+        return tuple(out)
+
+    # ---- crops and classification
+    def crops(self, frame: np.ndarray, rects: Sequence[TileRect]) -> list[np.ndarray]:
+        """Square crops (crop_px) around tile tops, oriented as their owner reads them.
+
+        Each crop is one small perspective warp: crop pixel -> table mm at the top's height
+        (affine) -> frame pixel (the plane's homography).
+        """
+        out = []
+        p = self.crop_px
+        for r in rects:
+            q = r.array()
+            ex = q[1] - q[0]
+            ey = q[3] - q[0]
+            lx, ly = float(np.hypot(*ex)), float(np.hypot(*ey))
+            side = max(lx, ly) * CROP_MARGIN
+            ux, uy = ex / lx * (side / p), ey / ly * (side / p)
+            origin = q.mean(axis=0) - (ux + uy) * (p / 2)
+            A = np.array([[ux[0], uy[0], origin[0]], [ux[1], uy[1], origin[1]], [0.0, 0.0, 1.0]])
+            H = self._plane_h(r.z_mm) @ A
+            out.append(cv2.warpPerspective(frame, H, (p, p), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                           borderMode=cv2.BORDER_REPLICATE))
+        return out
+
+    def _plane_h(self, z_mm: float) -> np.ndarray:
+        key = round(z_mm, 3)
+        H = self._plane_cache.get(key)
+        if H is None:
+            # pixel centres: crop pixel (i, j) samples the point at its centre
+            H = self.camera.plane_homography(z_mm) @ np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1.0]])
+            self._plane_cache[key] = H
+        return H
+
+    def _classify(self, rects: list[TileRect]) -> list[TileGuess]:
+        if not rects:
+            return []
+        crops = self.crops(self._frame, rects)
+        return self.classifier.classify(crops)
