@@ -70,6 +70,7 @@ class GameConfig:
     speed: float = 1.0                 # sim only: time scale of the simulated players (0 = max)
     loop: bool = True                  # sim only: start the script again after the game ends
     feed: str = ""                     # sim only: JSONL of events played straight into the loop (tests)
+    simulation: str = "events"         # sim only: events (perfect eyes) | physical (MCU pty, buttons, camera)
 
 
 @dataclass(frozen=True)
@@ -203,6 +204,7 @@ def _parse_game(s: _Section) -> GameConfig:
         speed=s.float("speed", 1.0, minval=0.0, maxval=10_000.0),
         loop=s.bool("loop", True),
         feed=s.str("feed", ""),
+        simulation=s.str("simulation", "events", choices=("physical", "events")),
     )
 
 

@@ -48,7 +48,9 @@ class Part(Protocol):
     Must provide: ``name``; ``start(post)`` (begin posting events through ``post``);
     ``stop()``; ``handle(command) -> bool`` (carry out a command it knows, True if it did);
     ``status() -> dict`` (plain data for the staff view). May provide ``latest_jpeg()``
-    (the camera: the current frame as evidence / calibration picture).
+    (the camera: the current frame as evidence), ``calibration_jpeg()`` (the staff's check
+    picture) and ``runs_machine_cycle = True`` (it carries out ``controller.cycle``'s
+    commands, so the cycle's phase is the machine state shown).
     """
 
     name: str
@@ -59,14 +61,21 @@ class Part(Protocol):
     def status(self) -> dict[str, Any]: ...
 
 
+_IMPORT_ERRORS: dict[str, str] = {}
+
+
 def _optional(module: str) -> Any | None:
-    """Import a module of another part if this build has it yet."""
+    """Import a module of another part if this build has it (and it imports); else None, said loudly."""
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as err:
         if err.name and module.startswith(err.name):
             return None
-        raise
+        _IMPORT_ERRORS[module] = f"{module} cannot be imported: {err}"
+    except ImportError as err:
+        _IMPORT_ERRORS[module] = f"{module} cannot be imported: {err}"
+    log.error("%s; running without it", _IMPORT_ERRORS[module])
+    return None
 
 
 class Core:
@@ -86,7 +95,9 @@ class Core:
                                         "estop": False, "link": "unknown"}
         self.applied = 0
         self.last_event_kind = ""
-        self.errors: list[str] = []
+        self.machine_from_cycle = False     # set by the daemon when a part runs the cycle's commands
+        self.errors: list[str] = [msg for name, msg in _IMPORT_ERRORS.items()
+                                  if name in ("controller.game", "controller.cycle")]
 
     def _initial(self, module: Any) -> Any:
         if module is None:
@@ -104,25 +115,32 @@ class Core:
 
     def apply(self, event: ev.Event) -> list[ev.Command]:
         commands: list[ev.Command] = []
+        game_cmds = self._step("game_state", self.game, event)
+        commands.extend(game_cmds)
+        commands.extend(self._step("cycle_state", self.cycle, event))
+        for cmd in game_cmds:
+            if isinstance(cmd, ev.Lift):  # the game asks for the next walls; the cycle decides when
+                commands.extend(self._step("cycle_state", self.cycle, cmd))
         self._machine(event)
-        for attr, module in (("game_state", self.game), ("cycle_state", self.cycle)):
-            step = getattr(module, "step", None) if module is not None else None
-            if step is None:
-                continue
-            try:
-                new_state, cmds = step(getattr(self, attr), event, event.now)
-            except (ValueError, KeyError, TypeError, IndexError, AttributeError) as err:
-                # A tracker bug or an event it cannot take must not stop the table: keep the
-                # state as it was and say so (the event itself is safely stored).
-                msg = f"{module.__name__}.step could not take {event.KIND}: {err}"
-                log.warning(msg)
-                self.errors = (self.errors + [msg])[-20:]
-                continue
-            setattr(self, attr, new_state)
-            commands.extend(cmds or ())
         self.applied += 1
         self.last_event_kind = event.KIND
         return commands
+
+    def _step(self, attr: str, module: Any, event: Any) -> list[ev.Command]:
+        step = getattr(module, "step", None) if module is not None else None
+        if step is None:
+            return []
+        try:
+            new_state, cmds = step(getattr(self, attr), event, event.now)
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError) as err:
+            # A tracker bug or an event it cannot take must not stop the table: keep the
+            # state as it was and say so (the event itself is safely stored).
+            msg = f"{module.__name__}.step could not take {event.KIND}: {err}"
+            log.warning(msg)
+            self.errors = (self.errors + [msg])[-20:]
+            return []
+        setattr(self, attr, new_state)
+        return list(cmds or ())
 
     def _machine(self, event: ev.Event) -> None:
         """Machine status for the panel (faults, e-stop, lid, link); the cycle owns the motors."""
@@ -146,10 +164,11 @@ class Core:
                 m["state"], m["reason"] = "idle", ""
         elif isinstance(event, (ev.StackReady, ev.LiftDone, ev.DiceResult)) and m["state"] != "halted":
             m["state"] = {"mcu.stack_ready": "walls built", "mcu.lift_done": "walls lifted",
-                          "mcu.dice_result": "dice rolled"}[event.KIND]
-        cycle_view = _plain(self.cycle_state)
-        if isinstance(cycle_view, dict) and cycle_view.get("state"):
-            m["cycle"] = cycle_view
+                          "mcu.dice_result": "playing"}[event.KIND]
+        if self.machine_from_cycle and self.cycle_state is not None:
+            # a firmware part carries out the cycle's commands: the cycle is the machine's truth
+            m["state"] = getattr(self.cycle_state, "state", m["state"])
+            m["reason"] = getattr(self.cycle_state, "reason", m["reason"])
 
     def view(self) -> dict[str, Any]:
         """The state for ``GET /api/state`` and the panel (see contracts/table-api.md)."""
@@ -191,6 +210,7 @@ class Daemon:
         self.notifier = notifier or SystemdNotifier()
         self.clock = clock
         self.core = Core(cfg.table.name, cfg.game.ruleset)
+        self.core.machine_from_cycle = any(getattr(p, "runs_machine_cycle", False) for p in self.parts)
         self.hub = PanelHub(self)
         self._queue: asyncio.Queue[_Item] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -199,6 +219,7 @@ class Daemon:
         self.panel_url: str | None = None
         self.started_at = time.time()
         self._status_line = ""
+        self.part_errors: dict[str, str] = {}
 
     # -- inputs ---------------------------------------------------------------------------
 
@@ -314,7 +335,15 @@ class Daemon:
         status = 0
         try:
             for part in self.parts:
-                await part.start(self.post)
+                try:
+                    await part.start(self.post)
+                except (TableError, OSError) as err:
+                    # a part that cannot start halts the table, not the daemon: the panel says why
+                    log.exception("part %s did not start", part.name)
+                    self.part_errors[part.name] = str(err)
+                    self.core.machine.update(state="halted", reason=f"{part.name} did not start: {err}")
+                    started.append(part)
+                    continue
                 started.append(part)
                 log.info("part %s started", part.name)
             self.notifier.notify(READY=1, STATUS=self._status())

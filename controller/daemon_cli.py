@@ -153,6 +153,8 @@ def _cmd_demo(argv: list[str]) -> int:
     p.add_argument("--port", type=int, help="panel port")
     p.add_argument("--inject", type=parse_inject, action="append", default=[], metavar="RULE@HAND[:SEAT]")
     p.add_argument("--data", help="data folder (default: a fresh temporary one)")
+    p.add_argument("--simulation", choices=("physical", "events"), default="physical",
+                   help="physical: MCU on a pty, seat buttons, camera (default); events: perfect eyes")
     args = p.parse_args(argv)
     script = Path(args.script)
     try:
@@ -166,7 +168,8 @@ def _cmd_demo(argv: list[str]) -> int:
     cfg = config_mod.load(None)
     panel = {"port": args.port, "port_fallback": False} if args.port is not None else {}
     cfg = config_mod.replace(cfg, table={"backend": "sim"}, storage={"data_dir": data},
-                             game={"script": str(script.resolve()), "speed": args.speed, "loop": False},
+                             game={"script": str(script.resolve()), "speed": args.speed, "loop": False,
+                                   "simulation": args.simulation},
                              **({"panel": panel} if panel else {}))
     return serve(cfg, injects=args.inject)
 

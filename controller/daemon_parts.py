@@ -167,6 +167,17 @@ def build_parts(cfg: Config, store: EventStore, *, injects: list[dict] | None = 
             parts.append(FeedPart(cfg.game.feed, store, speed=cfg.game.speed))
         elif cfg.game.script == "off":
             log.info("sim: no simulated players ([game] script = 'off')")
+        elif (cfg.game.script and not cfg.game.loop and cfg.firmware.port == "sim"
+              and cfg.camera.source == "rendered" and _has("hardware.sim.table_part")):
+            # tablectl demo --script: the table performs the game physically (E2E's hardware.sim.table_part)
+            from hardware.sim.table_part import SimTablePart
+            parts.append(SimTablePart(cfg.game.script, speed=cfg.game.speed, ruleset=cfg.game.ruleset,
+                                      injects=injects))
+        elif cfg.game.simulation == "physical" and _has("hardware.sim.table_part"):
+            from hardware.sim.table_part import SimTablePart
+            camera = "auto" if cfg.camera.source == "rendered" else "perfect"
+            parts.append(SimTablePart(cfg.game.script or str(SAMPLE_GAME), speed=cfg.game.speed,
+                                      ruleset=cfg.game.ruleset, injects=injects, camera=camera))
         elif _has("hardware.sim.script"):
             script = cfg.game.script or str(SAMPLE_GAME)
             parts.append(ScriptedTablePart(script, store, speed=cfg.game.speed, loop=cfg.game.loop,

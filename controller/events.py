@@ -205,7 +205,8 @@ class Discard(Event):
 @_register("vision.discard_removed")
 @dataclass(frozen=True, kw_only=True)
 class DiscardRemoved(Event):
-    """A tile left ``seat``'s river other than by a call: ``index`` in the river, ``tile`` as read.
+    """A tile left ``seat``'s river other than by a call: ``index`` in the river (0-based, in
+    discard order, tiles called away keep their place), ``tile`` as read.
 
     ``replaced_by``: the tile now at that place when it changed rather than vanished.
     """
@@ -274,9 +275,11 @@ class Meld(Event):
 class HandRevealed(Event):
     """``seat`` laid its concealed tiles face up (melds not included).
 
-    ``tiles``: every concealed tile shown, the winning tile included (a ron winner's hand
-    holds the discarded tile it took); ``win_tile``: the tile set apart as the winning tile
-    (None when no win: tenpai at a draw, nine terminals, four riichi).
+    ``tiles``: every concealed tile shown, the winning tile included; a ron winner may leave
+    the ron tile in the river (then ``tiles`` lacks it and the tracker adds the last discard).
+    ``win_tile``: the tile set apart as the winning tile (None when no win: tenpai at a draw,
+    nine terminals, four riichi). For a tsumo the drawn tile must be set apart to be known:
+    without it the tracker takes the best-scoring reading and notes it for staff to check.
     """
 
     seat: int

@@ -35,39 +35,24 @@ with unseen tiles that do not wait (a hand not shown at a draw is noten).
 from __future__ import annotations
 
 import copy
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from controller import events as ev
+from controller import game_record as GR
 from controller import integrity as IG
 from controller.rules import dice as DC
+from controller.rules import flow as FL
 from controller.rules import tenhou as TH
 from controller.rules import tiles as T
 from controller.rules import walls as WL
-from controller.rules import waits as WT
-from controller.rules.dora import dora_of
-from controller.rules.draws import dealer_keeps_after_draw
-from controller.rules.flow import round_name
 from controller.rules.melds import Meld as RMeld
 from controller.rules.replay import replay_hand
 from controller.rules.ruleset import RuleSet, RuleSetError
 from controller.rules.ruleset import load as load_rules
 from controller.rules.settlement import settle
-from controller.rules.tilesets import census, census_for
 
 WINDS = ("E", "S", "W", "N")
-_RESULT_NAMES = {"win": "和了", "exhaustive_draw": "流局", "nine_terminals": "九種九牌", "four_riichi": "四家立直",
-                 "triple_ron": "三家和了", "four_winds": "四風連打", "four_kans": "四槓散了"}
-_OUTCOME = {"win": ("win", "win"), "exhaustive_draw": ("exhaustive_draw", "exhaustive_draw"),
-            "nine_terminals": ("abortive_draw", "nine_terminals"), "four_riichi": ("abortive_draw", "four_riichi"),
-            "triple_ron": ("abortive_draw", "triple_ron"), "four_winds": ("abortive_draw", "four_winds"),
-            "four_kans": ("abortive_draw", "four_kans")}
-_FILLER_ORDER = ("1m", "4m", "7m", "2p", "5p", "8p", "3s", "6s", "9s", "1z", "2z", "3z", "5z", "9m", "3p", "6p",
-                 "1s", "4s", "7s", "2m", "8m", "9p", "2s", "8s", "4z", "6z", "7z", "3m", "6m", "1p", "4p", "7p",
-                 "5s", "5m")
-
-
 class GameError(ValueError):
     """A state that ``step`` cannot work on (not a GameState)."""
 
@@ -118,6 +103,7 @@ class GameState:
     accounted: set = field(default_factory=set)          # slots taken (seen or inferred)
     unreported: set = field(default_factory=set)         # slots inferred taken, not yet seen taken
     lift_total: int = 0
+    is_dealt: bool = False
     turn: int = 0
     kan_pending: int | None = None              # seat owed a replacement draw
     flips_owed: int = 0                         # kan indicators due at the next discard
@@ -125,7 +111,7 @@ class GameState:
     indicators: list[str] = field(default_factory=list)
     ura: list[str] = field(default_factory=list)
     last_discard: tuple[int, int] | None = None  # (seat, river index)
-    last_kakan: tuple[int, str] | None = None    # (seat, added tile): robbable
+    last_kakan: tuple[int, str] | None = None    # (seat, tile) of the kan just made: robbable
     timeline: list[tuple] = field(default_factory=list)
     is_first_go: bool = True                     # no call yet, first discards being made
     kans_by: list[int] = field(default_factory=list)
@@ -254,13 +240,22 @@ def _begin_hand(s: GameState, cmds: list, now: float) -> None:
     s.hand_start_sticks = s.sticks
     s.phase = "walls"
     s.rolls, s.deal_left, s.accounted, s.unreported = [], [], set(), set()
-    s.wall, s.lift_total, s.turn = None, 0, s.dealer
+    s.wall, s.lift_total, s.turn, s.is_dealt = None, 0, s.dealer, False
     s.kan_pending, s.flips_owed, s.flips_now = None, 0, 0
     s.indicators, s.ura, s.last_discard, s.last_kakan = [], [], None, None
     s.timeline, s.is_first_go, s.kans_by, s.winners = [], True, [], []
     s.draw_kind, s.result, s.result_error = None, None, None
     s.face_up_counts = {}
     cmds += [ev.Shuffle(now=now), ev.Lift(now=now)]
+
+
+def _on_stack_ready(s: GameState, e: ev.StackReady, now: float, cmds: list) -> None:
+    """The set just played is built into walls again: it must add up to the whole set."""
+    if s.phase == "ended":
+        return
+    problem = IG.check_set_total(e.counts, s.rules.procedures)
+    if problem:
+        _alert(s, cmds, "set_mismatch", None, None, problem, now=now, key=("set", now))
 
 
 def _on_lift(s: GameState, e: ev.LiftDone, now: float, cmds: list) -> None:
@@ -317,7 +312,8 @@ def _on_dice(s: GameState, e: ev.DiceResult, now: float, cmds: list) -> None:
 
 
 def _finish_deal(s: GameState) -> None:
-    if s.wall is not None and s.deal_left is not None and not getattr(s.wall, "_is_dealt", False):
+    if s.wall is not None and not s.is_dealt:
+        s.is_dealt = True
         for slot in s.wall.layout.hand_slots:
             s.accounted.update(slot)
         s.wall.deal()
@@ -366,8 +362,10 @@ def _on_taken(s: GameState, e: ev.WallStackTaken, now: float, cmds: list) -> Non
     if seat.has_drawn or seat.must_discard or s.kan_pending is not None:
         _alert(s, cmds, "extra_draw", s.turn, None,
                f"seat {s.turn} takes another tile (wall {e.wall} stack {e.stack}) before discarding", now=now)
-        slot = ws.draw().slot
-        s.accounted.add(slot)
+        try:
+            s.accounted.add(ws.draw().slot)
+        except WL.WallError:
+            return
         seat.n_concealed += 1
         return
     if s.phase == "play" and s.last_discard is None and s.turn != s.dealer and not s.timeline:
@@ -416,17 +414,17 @@ def _draw(s: GameState, seat_no: int, *, rinshan: bool, cmds: list, now: float, 
 
 
 def _settle_riichi_deposit(s: GameState, cmds: list, now: float) -> None:
-    """A riichi discard that nobody won on: its stick goes down (once)."""
-    for i, seat in enumerate(s.seats):
+    """A riichi discard that nobody won on: its stick goes down (once). The fourth one ends
+    the hand when the profile aborts on four riichi."""
+    for seat in s.seats:
         if seat.is_riichi and seat.riichi_index is not None and seat.riichi_index >= 0:
             seat.score -= s.rules.riichi_cost
             s.sticks += 1
-            seat.riichi_index = -1
-            if sum(1 for x in s.seats if x.is_riichi) == 4 and s.rules.abort_four_riichi and s.phase == "play":
-                s.draw_kind = "four_riichi"
-                s.phase = "draw"
-                _compute_result(s, cmds, now)
-            del i
+            seat.riichi_index = -1   # deposited
+    if s.phase == "play" and s.rules.abort_four_riichi and all(x.is_riichi for x in s.seats):
+        s.draw_kind = "four_riichi"
+        s.phase = "draw"
+        _compute_result(s, cmds, now)
 
 
 def _on_discard(s: GameState, e: ev.Discard, now: float, cmds: list) -> None:
@@ -452,7 +450,7 @@ def _on_discard(s: GameState, e: ev.Discard, now: float, cmds: list) -> None:
             _alert(s, cmds, "kuikae", e.seat, e.tile, IG_alert, now=now)
     is_riichi = e.is_riichi and not seat.is_riichi
     seat.river.append({"tile": e.tile, "is_sideways": e.is_riichi, "is_tsumogiri": e.is_tsumogiri,
-                       "taken_by": None, "is_out_of_turn": False})
+                       "taken_by": None, "is_out_of_turn": False, "t": len(s.timeline)})
     seat.n_concealed -= 1
     seat.has_drawn = seat.must_discard = False
     seat.discards_made += 1
@@ -535,20 +533,13 @@ def _meld_record(e: ev.Meld) -> dict:
     return {"kind": e.meld_kind, "tiles": list(e.tiles), "called": e.called, "source": e.source}
 
 
-def _rules_meld(m: dict) -> RMeld:
-    kind = {"chi": "chi", "pon": "pon", "daiminkan": "kan", "kakan": "kakan", "ankan": "ankan"}[m["kind"]]
-    tiles = list(m["tiles"])
-    called = m["called"]
-    if kind in ("chi", "pon", "kan") and called in tiles:
-        tiles.remove(called)
-        tiles = [called] + tiles
-    elif kind == "kakan":
-        called = m.get("pon_called") or tiles[0]
-    return RMeld(kind, tuple(tiles), called if kind != "ankan" else None,
-                 m["source"] if kind != "ankan" else None)
-
-
 def _on_meld(s: GameState, e: ev.Meld, now: float, cmds: list) -> None:
+    if s.phase in ("draw", "result") and s.draw_kind == "exhaustive_draw" and e.meld_kind in ("chi", "pon", "daiminkan") \
+            and s.last_discard is not None:
+        tile = s.seats[s.last_discard[0]].river[s.last_discard[1]]["tile"]
+        _alert(s, cmds, "last_discard_call", e.seat, tile,
+               f"seat {e.seat} calls {tile}, the last discard of the hand: no call is allowed on it", now=now)
+        return
     if s.phase != "play" or s.wall is None:
         return
     if s.deal_left:
@@ -564,9 +555,12 @@ def _on_meld(s: GameState, e: ev.Meld, now: float, cmds: list) -> None:
         src = s.seats[ld[0]]
         called = src.river[ld[1]]["tile"]
         if e.called is not None and T.plain(e.called) != T.plain(called):
-            _alert(s, cmds, "inconsistent", e.seat, e.called,
-                   f"seat {e.seat} calls {e.called} but the last discard is {called}", now=now)
-            return
+            # the tile was read again, close up, in the meld: the river reading was wrong
+            s.corrections.append({"what": "discard", "reason": "the called tile read again in the meld",
+                                  "data": {"seat": ld[0], "index": ld[1], "tile": e.called},
+                                  "hand_index": s.hand_index, "now": now})
+            _fix_discard(s, ld[0], ld[1], e.called)
+            called = e.called
         if s.wall.live_remaining == 0:
             _alert(s, cmds, "last_discard_call", e.seat, called,
                    f"seat {e.seat} calls {called}, the last discard of the hand", now=now)
@@ -577,18 +571,14 @@ def _on_meld(s: GameState, e: ev.Meld, now: float, cmds: list) -> None:
         rec["source"] = ld[0]
         tiles = list(e.tiles)
         if called not in tiles:
-            # the reader may name the red five differently; keep the river's tile in the meld
-            tiles = [called] + [t for t in tiles if T.plain(t) != T.plain(called)][:len(tiles) - 1] \
-                if any(T.plain(t) == T.plain(called) for t in tiles) else tiles
-            for i, t in enumerate(list(e.tiles)):
-                if T.plain(t) == T.plain(called) and t != called:
-                    tiles = list(e.tiles)
-                    tiles[i] = called
-                    break
+            # a red five read as plain (or the other way) in one place: keep the river's tile
+            same = [i for i, t in enumerate(tiles) if T.plain(t) == T.plain(called)]
+            if same:
+                tiles[same[0]] = called
         rec["tiles"] = tiles
         seat.melds.append(rec)
         seat.n_concealed -= len(tiles) - 1
-        s.timeline.append(("call", e.seat, _rules_meld(rec)))
+        s.timeline.append(("call", e.seat, GR.rules_meld(rec)))
         s.is_first_go = False
         s.turn = e.seat
         s.last_discard = None
@@ -596,7 +586,7 @@ def _on_meld(s: GameState, e: ev.Meld, now: float, cmds: list) -> None:
         if e.meld_kind == "daiminkan":
             s.kan_pending = e.seat
             s.kans_by.append(e.seat)
-            s.flips_owed += 1
+            _owe_kan_indicator(s)
             seat.must_discard = False
         else:
             seat.must_discard = True
@@ -616,7 +606,8 @@ def _on_meld(s: GameState, e: ev.Meld, now: float, cmds: list) -> None:
             rec["source"] = None
             seat.melds.append(rec)
             seat.n_concealed -= 4
-            s.timeline.append(("kan", e.seat, _rules_meld(rec), None))
+            s.timeline.append(("kan", e.seat, GR.rules_meld(rec), None))
+            s.last_kakan = (e.seat, e.tiles[0])   # robbable by thirteen orphans only
             s.flips_now += 1
             _census(s, cmds, now, e.seat, list(e.tiles))
         else:
@@ -632,11 +623,12 @@ def _on_meld(s: GameState, e: ev.Meld, now: float, cmds: list) -> None:
                    "source": pon["source"], "pon_called": pon["called"]}
             seat.melds[k] = rec
             seat.n_concealed -= 1
-            km = RMeld("kakan", tuple([added, pon["called"]] + [t for t in pon["tiles"] if t != pon["called"]][:2]),
-                       pon["called"], pon["source"])
+            rest = list(pon["tiles"])
+            rest.remove(pon["called"])
+            km = RMeld("kakan", tuple([added, pon["called"]] + rest), pon["called"], pon["source"])
             s.timeline.append(("kan", e.seat, km, added))
             s.last_kakan = (e.seat, added)
-            s.flips_owed += 1
+            _owe_kan_indicator(s)
             _census(s, cmds, now, e.seat, [added])
         seat.has_drawn = False
         s.kan_pending = e.seat
@@ -645,6 +637,14 @@ def _on_meld(s: GameState, e: ev.Meld, now: float, cmds: list) -> None:
         nxt = s.wall.next_replacement_slot()
         if nxt is not None:
             cmds.append(ev.WatchSlot(wall=nxt.seat, stack=nxt.stack, purpose="replacement", now=now))
+
+
+def _owe_kan_indicator(s: GameState) -> None:
+    """An open or added kan: its indicator turns at the next discard (tenhou) or at once (profile)."""
+    if s.rules.kan_dora_timing == "immediate":
+        s.flips_now += 1
+    else:
+        s.flips_owed += 1
 
 
 def _on_stick(s: GameState, e: ev.RiichiStick, now: float, cmds: list) -> None:
@@ -656,6 +656,8 @@ def _on_stick(s: GameState, e: ev.RiichiStick, now: float, cmds: list) -> None:
 def _on_indicator(s: GameState, e: ev.IndicatorRevealed, now: float, cmds: list) -> None:
     if s.wall is None or s.phase not in ("play", "win", "draw", "result"):
         return
+    if (s.phase == "play") == e.is_ura:
+        return   # ura indicators are read only at the end of a win; others only during play
     lay = s.wall.layout
     if e.is_ura:
         if e.stack in [x.stack for x in lay.ura_slots if x.seat == e.wall]:
@@ -680,27 +682,24 @@ def _on_indicator(s: GameState, e: ev.IndicatorRevealed, now: float, cmds: list)
         return
     if k > len(s.indicators):
         return
-    if k >= 1:
-        if s.flips_now:
-            s.flips_now -= 1
-            if k >= 1 and s.wall.kans >= k + 0:
-                _flip_wall(s)
-        elif s.flips_owed or len(s.kans_by) >= k:
-            s.flips_owed = max(0, s.flips_owed - 1)
-            _flip_wall(s)
-        else:
+    if k >= 1:   # a kan indicator: one per kan made
+        if len(s.kans_by) < k:
             _alert(s, cmds, "wrong_indicator", None, e.tile, f"a kan indicator {e.tile} is turned without a kan",
                    now=now)
             return
+        s.flips_now = max(0, s.flips_now - 1)
+        s.flips_owed = max(0, s.flips_owed - 1)
+        _flip_wall(s)
     s.indicators.append(e.tile)
     _census(s, cmds, now, None, [e.tile])
 
 
 def _flip_wall(s: GameState) -> None:
+    """Keep the wall's count of showing indicators (its ura slots follow it)."""
     try:
         s.wall.flip_kan_indicator()
     except WL.WallError:
-        pass
+        pass   # turned before the replacement draw was seen: the indicator list is what counts
 
 
 # --------------------------------------------------------------------------- declarations and results
@@ -720,16 +719,15 @@ def _declare_tsumo(s: GameState, seat_no: int, cmds: list, now: float) -> None:
 
 
 def _declare_ron(s: GameState, seat_no: int, cmds: list, now: float) -> None:
-    if s.phase not in ("play", "draw", "win") or (s.phase == "win" and s.winners and
-                                                  s.winners[0][0] == s.winners[0][1]):
-        return
-    if s.phase == "draw" and s.draw_kind not in ("exhaustive_draw", "four_riichi", "four_kans", "four_winds"):
-        return
+    on_draw = s.draw_kind in ("exhaustive_draw", "four_riichi", "four_kans", "four_winds") and not s.winners
+    on_ron = bool(s.winners) and s.winners[0][0] != s.winners[0][1] and s.draw_kind is None
+    if not (s.phase == "play" or (s.phase in ("draw", "result") and on_draw)
+            or (s.phase in ("win", "result") and on_ron)):
+        return   # a ron beats a draw on the same discard (houtei), and a second ron joins the first
     if s.last_kakan is not None:
-        src, tile = s.last_kakan
+        src = s.last_kakan[0]
     elif s.last_discard is not None:
         src = s.last_discard[0]
-        tile = s.seats[src].river[s.last_discard[1]]["tile"]
     else:
         return
     if src == seat_no or any(w[0] == seat_no for w in s.winners):
@@ -742,6 +740,8 @@ def _declare_ron(s: GameState, seat_no: int, cmds: list, now: float) -> None:
     s.result = None
     if len(s.winners) == 3 and s.rules.triple_ron == "abort":
         s.draw_kind = "triple_ron"
+        _compute_result(s, cmds, now)
+        return
     _watch_ura(s, cmds, now)
 
 
@@ -757,7 +757,7 @@ def _settle_undo_riichi_for_ron(s: GameState, src: int) -> None:
 
 def _watch_ura(s: GameState, cmds: list, now: float) -> None:
     if any(s.seats[w].is_riichi for w, _ in s.winners) and s.rules.has_ura_dora and s.wall is not None:
-        for slot in s.wall.ura_slots():
+        for slot in s.wall.layout.ura_slots[:len(s.indicators)]:
             cmds.append(ev.WatchSlot(wall=slot.seat, stack=slot.stack, purpose="ura", now=now))
 
 
@@ -779,27 +779,56 @@ def _on_revealed(s: GameState, e: ev.HandRevealed, now: float, cmds: list) -> No
         return
     seat = s.seats[e.seat]
     is_winner = any(w[0] == e.seat for w in s.winners)
-    want = seat.n_concealed + (1 if is_winner and s.winners[0][0] != s.winners[0][1] else 0)
+    if not is_winner and s.draw_kind is None:
+        return   # at a win only the winners' hands count
+    is_ron = is_winner and s.winners[0][0] != s.winners[0][1]
+    tiles = list(e.tiles)
+    win_tile = e.win_tile
+    if is_ron:
+        ron_tile = GR.ron_tile(s)
+        if len(tiles) == seat.n_concealed and ron_tile is not None and win_tile not in tiles:
+            tiles.append(win_tile or ron_tile)   # the ron tile was left lying in the river
+        if win_tile is None:
+            win_tile = ron_tile
+    want = seat.n_concealed + (1 if is_ron else 0)
     if s.draw_kind == "nine_terminals":
         want = 14
-    n = len(e.tiles)
-    seat.revealed = tuple(e.tiles)
-    seat.win_tile = e.win_tile
+    n = len(tiles)
+    seat.revealed = tuple(tiles)
+    seat.win_tile = win_tile
     if n != want or n % 3 == 0:
         _alert(s, cmds, "wrong_hand_size", e.seat, None,
                f"seat {e.seat} reveals {n} tiles where {want} belong: this hand may not win", now=now)
         seat.revealed = None
+        if is_winner:
+            s.winners = [w for w in s.winners if w[0] != e.seat]
+            if not s.winners and s.draw_kind is None:
+                s.phase = "result"
+                s.result = None
+                s.result_error = (f"seat {e.seat}'s win is refused (wrong hand size): "
+                                  "staff to correct the hand or void the hand")
+                return
     else:
-        _census(s, cmds, now, e.seat, IG.new_face_up_of_reveal(s, e.seat, list(e.tiles)))
-        if is_winner and s.winners[0][0] != s.winners[0][1]:
-            problem = IG.check_furiten(s, e.seat, list(e.tiles))
+        _census(s, cmds, now, e.seat, IG.new_face_up_of_reveal(s, e.seat, tiles))
+        if is_ron:
+            ld = s.last_discard
+            if ld is not None and s.last_kakan is None and e.win_tile is not None \
+                    and T.plain(s.seats[ld[0]].river[ld[1]]["tile"]) != T.plain(e.win_tile):
+                # the winning tile set apart is read close up: the river reading was wrong
+                s.corrections.append({"what": "discard", "reason": "the winning tile read again in the hand",
+                                      "data": {"seat": ld[0], "index": ld[1], "tile": e.win_tile},
+                                      "hand_index": s.hand_index, "now": now})
+                _fix_discard(s, ld[0], ld[1], e.win_tile)
+            problem = IG.check_furiten(s, e.seat, tiles)
             if problem:
-                _alert(s, cmds, "furiten_ron", e.seat, e.win_tile, problem, now=now)
+                _alert(s, cmds, "furiten_ron", e.seat, win_tile, problem, now=now)
     _compute_result(s, cmds, now)
 
 
 def _ready_for_result(s: GameState) -> str | None:
     """None when the result can be computed, else what is still awaited."""
+    if s.draw_kind is None and not s.winners:
+        return "a winner whose hand can score"
     if s.phase == "win" and s.draw_kind is None:
         for w, _src in s.winners:
             if s.seats[w].revealed is None:
@@ -814,11 +843,14 @@ def _compute_result(s: GameState, cmds: list, now: float) -> None:
     waiting = _ready_for_result(s)
     if waiting is not None:
         s.result = None
-        s.result_error = f"waiting for {waiting}"
+        if s.result_error is None or s.result_error.startswith("waiting"):
+            s.result_error = f"waiting for {waiting}"
         return
     kind = s.draw_kind or "win"
+    if kind == "win":
+        _choose_unread_tsumo_tile(s)
     try:
-        hand = _log_hand(s, kind)
+        hand = GR.log_hand(s, kind)
         out = replay_hand(hand, s.rules, source=s.table)
     except (TH.LogError, ValueError, KeyError, IndexError) as err:
         s.result = None
@@ -834,195 +866,61 @@ def _compute_result(s: GameState, cmds: list, now: float) -> None:
     cmds.append(ev.Show(what="result", data=out, now=now))
 
 
-def _log_hand(s: GameState, kind: str) -> TH.LogHand:
-    """The hand as the table saw it, in the replay's form (unseen tiles rebuilt consistently)."""
-    outcome, rkind = _OUTCOME[kind]
-    timeline = s.timeline
-    # per seat: references to unseen tiles; ("h", seat, i) haipai, ("d", k) the draw at timeline k
-    held: list[list[tuple]] = [[("h", seat, i) for i in range(13)] for seat in range(4)]
-    value: dict[tuple, str] = {}
-    last_draw: list[tuple | None] = [None] * 4
-
-    def give(seat: int, tile: str, prefer: tuple | None = None) -> None:
-        refs = held[seat]
-        if prefer is not None and prefer in refs:
-            ref = prefer
-        else:
-            ref = next((r for r in refs if r != last_draw[seat]), None) or (refs[0] if refs else None)
-        if ref is None:
-            raise ValueError(f"seat {seat} gives up {tile} but holds no tile")
-        refs.remove(ref)
-        value[ref] = tile
-
-    for k, item in enumerate(timeline):
-        op, seat = item[0], item[1]
-        if op == "draw":
-            held[seat].append(("d", k))
-            last_draw[seat] = ("d", k)
-        elif op == "discard":
-            give(seat, item[2], last_draw[seat] if item[3] else None)
-            last_draw[seat] = None
-        elif op == "call":
-            m: RMeld = item[2]
-            rest = list(m.tiles)
-            rest.remove(m.called)
-            for t in rest:
-                give(seat, t)
-            last_draw[seat] = None
-        elif op == "kan":
-            m = item[2]
-            if m.kind == "ankan":
-                for t in m.tiles:
-                    give(seat, t)
-            else:
-                give(seat, item[3])
-    # what is left: the revealed tiles, or unseen tiles that do not wait
-    for seat in range(4):
-        st = s.seats[seat]
-        refs = held[seat]
-        if st.revealed is not None:
-            tiles = list(st.revealed)
-            is_ron = any(w == seat and src != seat for w, src in s.winners)
-            if is_ron:
-                tiles.remove(st.win_tile if st.win_tile in tiles else tiles[-1])
-            if len(tiles) != len(refs):
-                raise ValueError(f"seat {seat} shows {len(tiles)} standing tiles where {len(refs)} are held")
-            is_tsumo = any(w == seat and src == seat for w, src in s.winners)
-            if is_tsumo and last_draw[seat] in refs and st.win_tile in tiles:
-                value[last_draw[seat]] = st.win_tile
-                tiles.remove(st.win_tile)
-                refs = [r for r in refs if r != last_draw[seat]]
-            for r, t in zip(refs, tiles, strict=True):
-                value[r] = t
-    pool = Counter(census_for(s.rules)) if not s.red_fives else Counter(_census_of(s))
-    pool.subtract(Counter(value.values()))
-    pool.subtract(Counter(s.indicators))
-    pool.subtract(Counter(u for u in s.ura if u))
-    for seat in range(4):
-        st = s.seats[seat]
-        refs = [r for r in held[seat] if r not in value]
-        if not refs:
+def _choose_unread_tsumo_tile(s: GameState) -> None:
+    """A tsumo hand revealed without its drawn tile set apart: take the reading that scores
+    best (the winner would point it out) and note it as a correction."""
+    for w, src in s.winners:
+        seat = s.seats[w]
+        if w != src or seat.win_tile is not None or seat.revealed is None:
             continue
-        melds = [_rules_meld(m) for m in st.melds]
-        filler = _noten_filler(pool, len(refs), melds)
-        for r, t in zip(refs, filler, strict=True):
-            value[r] = t
-            pool[t] -= 1
-    haipai = [[value[("h", seat, i)] for i in range(13)] for seat in range(4)]
-    events: list[Any] = []
-    for k, item in enumerate(timeline):
-        op, seat = item[0], item[1]
-        if op == "draw":
-            events.append(TH.Draw(seat, value[("d", k)], item[2]))
-        elif op == "discard":
-            events.append(TH.Discard(seat, item[2], item[3], item[4]))
-        elif op == "call":
-            events.append(TH.Call(seat, item[2]))
-        else:
-            events.append(TH.Kan(seat, item[2], item[3]))
-    wins = tuple(TH.WinRecord(w, src, w, (), ()) for w, src in s.winners) if kind in ("win", "triple_ron") else ()
-    result = TH.Result(_RESULT_NAMES[kind], outcome if kind != "triple_ron" else "win", rkind, wins, ())
-    if kind == "triple_ron":
-        result = TH.Result(_RESULT_NAMES[kind], "abortive_draw", "triple_ron", (), ())
-    ura = [u for u in s.ura if u][:len(s.indicators)]
-    return TH.LogHand(s.hand_index, s.round, s.honba, s.hand_start_sticks, tuple(s.hand_start_scores),
-                      list(s.indicators) or ["1z"], ura, haipai, events, result)
-
-
-def _census_of(s: GameState) -> dict[str, int]:
-    base = census(s.rules.procedures.tile_set, "none")
-    out = dict(base)
-    for r in s.red_fives:
-        five = T.plain(r)
-        out[five] = out.get(five, 0) - 1
-        out[r] = out.get(r, 0) + 1
-    return {k: v for k, v in out.items() if v > 0}
-
-
-def _noten_filler(pool: Counter, n: int, melds: list[RMeld]) -> list[str]:
-    order = [t for t in _FILLER_ORDER] + [t for t in T.KINDS_34 if t not in _FILLER_ORDER]
-    for shift in range(len(order)):
-        rot = order[shift:] + order[:shift]
-        picked: list[str] = []
-        left = Counter(pool)
-        rounds = 0
-        while len(picked) < n and rounds < 4:
-            for t in rot:
-                if len(picked) == n:
-                    break
-                if left[t] > 0:
-                    picked.append(t)
-                    left[t] -= 1
-            rounds += 1
-        if len(picked) < n:
-            break
-        if n % 3 != 1:
-            return picked
-        try:
-            if not WT.is_tenpai(picked, melds):
-                return picked
-        except ValueError:
-            return picked
-    raise ValueError("no unseen tiles left to stand for a hand that was not shown")
+        best = None
+        for tile in dict.fromkeys(seat.revealed):
+            seat.win_tile = tile
+            try:
+                out = replay_hand(GR.log_hand(s, "win"), s.rules, source=s.table)
+            except (TH.LogError, ValueError, KeyError, IndexError):
+                continue
+            win = out["wins"][0]
+            key = (win["points"], win["han"], win["fu"])
+            if best is None or key > best[0]:
+                best = (key, tile)
+        seat.win_tile = best[1] if best else None
+        if best:
+            s.corrections.append({"what": "win_tile", "reason": "the drawn tile was not set apart: best reading",
+                                  "data": {"seat": w, "tile": best[1]}, "hand_index": s.hand_index})
 
 
 def _confirm(s: GameState, cmds: list, now: float) -> None:
+    """Apply the shown result; the rules engine's game flow says what comes next."""
     out = s.result
     assert out is not None
-    for i, seat in enumerate(s.seats):
-        seat.score = out["scores_after"][i]
-    s.last_result = out
     rules = s.rules
-    dealer = s.dealer
+    deltas = list(out["deltas"])
+    after = list(out["scores_after"])
+    before = tuple(a - d for a, d in zip(after, deltas, strict=True))
     if out["outcome"] == "win":
-        s.sticks = 0
-        keeps = any(w["seat"] == dealer for w in out.get("wins", []))
-    elif out["outcome"] == "exhaustive_draw":
-        keeps = dealer_keeps_after_draw(dealer_tenpai=bool(out.get("tenpai", [False] * 4)[dealer]),
-                                        round_index=s.round, rules=rules)
+        sticks = s.hand_start_sticks
     else:
-        keeps = rules.abortive_dealer == "keep"
-    honba_up = out["outcome"] != "win" or keeps
-    ended = _is_game_over(s, keeps, out)
-    if ended:
+        sticks = s.hand_start_sticks + sum(1 for seat in s.seats if seat.is_riichi and seat.riichi_index == -1)
+    flow_cls = getattr(FL, "GameScore", None) or FL.GameState   # the rules engine's game flow
+    flow = flow_cls(scores=before, round=s.round, honba=s.honba, sticks=sticks)
+    nxt = flow.finish_hand(out["outcome"], deltas, rules, winners=[w["seat"] for w in out.get("wins", [])],
+                           dealer_tenpai=bool(out.get("tenpai", [False] * 4)[s.dealer]))
+    for seat, score in zip(s.seats, nxt.scores, strict=True):
+        seat.score = score
+    s.last_result = out
+    s.result = None
+    s.sticks = nxt.sticks
+    if nxt.is_over:
         s.phase = "ended"
         s.finished = True
         s.settlement = settle([x.score for x in s.seats], rules=rules, sticks=s.sticks)
-        cmds.append(ev.Show(what="settlement", data={"scores": [x.score for x in s.seats],
+        cmds.append(ev.Show(what="settlement", data={"scores": [x.score for x in s.seats], "reason": nxt.end_reason,
                                                      "points": s.settlement}, now=now))
         return
-    s.honba = s.honba + 1 if honba_up else 0
-    if not keeps:
-        s.round += 1
+    s.round, s.honba = nxt.round, nxt.honba
     s.hand_index += 1
     _begin_hand(s, cmds, now)
-
-
-def _is_game_over(s: GameState, dealer_keeps: bool, out: dict) -> bool:
-    rules = s.rules
-    scores = [x.score for x in s.seats]
-    if rules.has_tobi and min(scores) < 0:
-        return True
-    last_round = {"east": 3, "hanchan": 7, "full": 15}[rules.game_length]
-    top = max(scores)
-    target = rules.return_points if rules.has_west_extension else 0
-    next_round = s.round if dealer_keeps else s.round + 1
-    if s.round >= last_round:
-        dealer = s.dealer
-        if s.round > last_round and top >= target:
-            return True   # extension: sudden death once someone reaches the target
-        if dealer_keeps:
-            is_top = scores[dealer] == top and scores.index(top) == dealer
-            if out["outcome"] == "win" and rules.has_agari_yame and is_top and top >= target:
-                return True
-            if out["outcome"] == "exhaustive_draw" and rules.has_tenpai_yame and is_top and top >= target:
-                return True
-            return False
-        if next_round > last_round:
-            if top >= target or not rules.has_west_extension:
-                return True
-            return next_round > last_round + 4
-    return False
 
 
 def _on_confirm(s: GameState, e: ev.ConfirmResult, now: float, cmds: list) -> None:
@@ -1050,26 +948,17 @@ def _on_correction(s: GameState, e: ev.Correction, now: float, cmds: list) -> No
             seat.revealed = tuple(T.check(t) for t in d["tiles"])
             seat.win_tile = d.get("win_tile")
         elif e.what == "discard":
-            seat = s.seats[int(d["seat"])]
-            idx = int(d["index"])
-            old = seat.river[idx]["tile"]
-            new = T.check(d["tile"])
-            seat.river[idx]["tile"] = new
-            n_seen = -1
-            for k, item in enumerate(s.timeline):
-                if item[0] == "discard" and item[1] == int(d["seat"]):
-                    n_seen += 1
-                    if n_seen == idx - sum(1 for r in seat.river[:idx] if r["is_out_of_turn"]):
-                        s.timeline[k] = (item[0], item[1], new, item[3], item[4])
-                        break
-            _uncount(s, [old])
-            _count(s, [new])
+            _fix_discard(s, int(d["seat"]), int(d["index"]), T.check(d["tile"]))
         elif e.what == "indicator":
             k = int(d.get("index", 0))
             target = s.ura if d.get("is_ura") else s.indicators
-            while len(target) <= k:
-                target.append("")
-            target[k] = T.check(d["tile"])
+            tile = T.check(d["tile"])
+            if not 0 <= k <= len(target):
+                raise ValueError(f"indicator index {k}: {len(target)} indicator(s) are known")
+            if k == len(target):
+                target.append(tile)
+            else:
+                target[k] = tile
         elif e.what == "scores":
             for seat, x in zip(s.seats, d["scores"], strict=True):
                 seat.score = int(x)
@@ -1084,6 +973,24 @@ def _on_correction(s: GameState, e: ev.Correction, now: float, cmds: list) -> No
         return
     if s.phase in ("win", "draw", "result"):
         _compute_result(s, cmds, now)
+
+
+def _fix_discard(s: GameState, seat_no: int, index: int, tile: str) -> None:
+    """Set river tile ``index`` of ``seat_no`` (and the hand record) to ``tile``."""
+    entry = s.seats[seat_no].river[index]
+    old = entry["tile"]
+    if old == tile:
+        return
+    entry["tile"] = tile
+    k = entry.get("t")
+    if k is not None and k < len(s.timeline) and s.timeline[k][0] == "discard":
+        item = s.timeline[k]
+        s.timeline[k] = (item[0], item[1], tile, item[3], item[4])
+    for m in s.seats[entry["taken_by"]].melds if entry["taken_by"] is not None else ():
+        if m["called"] == old and m.get("from_t") == k:
+            m["called"] = tile
+    _uncount(s, [old])
+    _count(s, [tile])
 
 
 def _on_wall_back(s: GameState, e: ev.WallBack, now: float, cmds: list) -> None:
@@ -1109,13 +1016,14 @@ def _uncount(s: GameState, tiles: list[str]) -> None:
 
 def _census(s: GameState, cmds: list, now: float, seat: int | None, tiles: list[str]) -> None:
     _count(s, tiles)
-    for rule, tile, message in IG.census_problems(s.face_up_counts, _census_of(s), tiles):
+    for rule, tile, message in IG.census_problems(s.face_up_counts, GR.census_of(s), tiles):
         _alert(s, cmds, rule, seat, tile, message, now=now)
 
 
 _HANDLERS = {
     ev.StartGame: _on_start,
     ev.LiftDone: _on_lift,
+    ev.StackReady: _on_stack_ready,
     ev.Button: _on_button,
     ev.StaffDeclare: _on_button,
     ev.DiceResult: _on_dice,
@@ -1133,61 +1041,6 @@ _HANDLERS = {
 }
 
 
-# --------------------------------------------------------------------------- public state
-
-
-def public_state(state: GameState) -> dict:
-    """The ``GET /api/state`` object of contracts/table-api.md (JSON-able)."""
-    s = state
-    n = len(s.seats) or 4
-    seats = []
-    for i in range(4):
-        seat = s.seats[i] if i < len(s.seats) else SeatState(score=0)
-        wind = WINDS[(i - s.dealer) % 4]
-        seats.append({"wind": wind, "score": seat.score, "riichi": seat.is_riichi,
-                      "name": s.players[i] if i < len(s.players) else "",
-                      "is_dealer": i == s.dealer,
-                      "river": [r["tile"] for r in seat.river if r["taken_by"] is None],
-                      "melds": [{"kind": m["kind"], "tiles": list(m["tiles"])} for m in seat.melds],
-                      "tenpai": _tenpai_of(s, i)})
-    del n
-    ended_hands = s.hand_index if s.phase not in ("result", "ended") else s.hand_index + 1
-    alerts = [{k: a[k] for k in ("rule", "hand_index", "seat", "tile", "message", "suggest", "now")}
-              for a in s.alerts if a["is_public"] or a["hand_index"] < ended_hands]
-    return {
-        "table": s.table,
-        "ruleset": s.ruleset,
-        "round": round_name(s.round),
-        "honba": s.honba,
-        "riichi_sticks": s.sticks,
-        "hand_index": s.hand_index,
-        "dealer": s.dealer,
-        "finished": s.finished,
-        "phase": s.phase,
-        "seats": seats,
-        "dora_indicators": list(s.indicators),
-        "dora": [dora_of(t) for t in s.indicators],
-        "live_wall": s.live_wall,
-        "dice": [list(r) for r in s.rolls],
-        "last_result": s.last_result,
-        "pending_result": s.result,
-        "alerts": alerts,
-        "settlement": s.settlement,
-    }
-
-
-def _tenpai_of(s: GameState, seat: int) -> bool | None:
-    res = s.result if s.result is not None else None
-    if res is not None and "tenpai" in res:
-        return bool(res["tenpai"][seat])
-    return None
-
-
-def staff_alerts(state: GameState) -> list[dict]:
-    """Every alert of the game (the staff view), hidden ones included."""
-    return [dict(a) for a in state.alerts]
-
-
 def replay_events(events, state: GameState | None = None) -> tuple[GameState, list[ev.Command]]:
     """Feed many events (each with its ``now``); returns the final state and every command."""
     s = state or new_state()
@@ -1196,3 +1049,10 @@ def replay_events(events, state: GameState | None = None) -> tuple[GameState, li
         s, cmds = step(s, e, e.now)
         out += cmds
     return s, out
+
+
+# the public view lives in its own module; it is part of this module's API
+from controller.game_view import public_state, staff_alerts  # noqa: E402
+
+__all__ = ["GameError", "GameState", "SeatState", "new_state", "step", "public_state", "staff_alerts",
+           "replay_events"]

@@ -37,7 +37,10 @@ TRAFFIC = 5      # log level for per-frame traffic (below DEBUG)
 
 _REPLY_FOR: dict[type[p.Command], type[p.Reply]] = {p.Hello: p.Identify, p.Ping: p.Pong,
                                                     p.GetStatus: p.Status}
-MAX_IN_FLIGHT = 64
+MAX_QUEUED = 128
+# At most this many job commands between the oldest unanswered one and the newest sent, so a
+# retransmitted job is still in the MCU's job table (>= 2 x JOB_WINDOW entries, PROTOCOL.md).
+JOB_WINDOW = 16
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,7 @@ class _Pending:
     first_sent: float = 0.0
     next_due: float = 0.0
     tries: int = 0
+    job_index: int | None = None      # order among job commands, set when first sent
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,7 @@ class Link:
         self._decoder = p.FrameDecoder()
         self._pending: dict[int, _Pending] = {}
         self._seq = random.randrange(256)
+        self._jobs_sent = 0
         self._seen_events: OrderedDict[int, p.Event] = OrderedDict()
         self._running = False
         self._threads: list[threading.Thread] = []
@@ -225,13 +230,13 @@ class Link:
         with self._lock:
             if not self._running:
                 raise BridgeError(f"{self.name} {self.port}: link not started")
-            if len(self._pending) >= MAX_IN_FLIGHT:
-                raise BridgeError(f"{self.name} {self.port}: {len(self._pending)} requests in flight, "
-                                  f"at most {MAX_IN_FLIGHT}")
+            if len(self._pending) >= MAX_QUEUED:
+                raise BridgeError(f"{self.name} {self.port}: {len(self._pending)} requests waiting, "
+                                  f"at most {MAX_QUEUED}")
             seq = self._alloc_seq()
             pend = _Pending(msg, seq, p.encode(msg, seq), future, time.monotonic() + timeout_s)
             self._pending[seq] = pend
-            if self._is_up:
+            if self._is_up and self._may_send(pend):
                 self._transmit(pend)
             self._wake.notify_all()
         return future
@@ -243,6 +248,14 @@ class Link:
                 return self._seq
         raise BridgeError(f"{self.name} {self.port}: no free sequence number")
 
+    def _may_send(self, pend: _Pending) -> bool:
+        """A job command goes out first only inside the job window; caller holds the lock."""
+        if pend.tries or not isinstance(pend.msg, p.JobCommand):
+            return True
+        oldest = min((pd.job_index for pd in self._pending.values() if pd.job_index is not None),
+                     default=None)
+        return oldest is None or self._jobs_sent - oldest < JOB_WINDOW
+
     def _transmit(self, pend: _Pending) -> None:
         """Send (or resend) ``pend``; caller holds the lock."""
         now = time.monotonic()
@@ -250,6 +263,9 @@ class Link:
             self._stats["retransmits"] += 1
         else:
             pend.first_sent = now
+            if isinstance(pend.msg, p.JobCommand):
+                pend.job_index = self._jobs_sent
+                self._jobs_sent += 1
         pend.tries += 1
         pend.next_due = now + self._rto
         # A retransmission goes out twice: on a noisy line the second copy usually gets through,
@@ -359,6 +375,8 @@ class Link:
                 self._sample_rtt(now - pend.first_sent)
             if pend is self._hello:
                 self._hello = None
+            if pend.job_index is not None:
+                self._wake.notify_all()       # the job window may have room now
         if isinstance(msg, p.Identify):
             self._on_identify(msg)
         if not pend.future.done():
@@ -465,11 +483,12 @@ class Link:
                 expired.append(pend)
                 continue
             is_hello = isinstance(pend.msg, p.Hello)
-            if (self._is_up or is_hello) and self._ser is not None and now >= pend.next_due:
+            may_send = self._may_send(pend)      # else held until an answer frees the job window
+            if (self._is_up or is_hello) and self._ser is not None and now >= pend.next_due and may_send:
                 self._transmit(pend)
                 if is_hello:
                     pend.next_due = now + max(self._rto, 0.05)
-            if self._is_up or is_hello:
+            if (self._is_up or is_hello) and may_send:
                 next_due = min(next_due, pend.next_due)
             next_due = min(next_due, pend.deadline)
         for pend in expired:

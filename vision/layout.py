@@ -8,13 +8,13 @@ the seat's left to its right, ``d`` the distance from the centre towards the sea
 
 A tile lying in an area is a :class:`TileRect`: its four table corners in face order
 (top-left, top-right, bottom-right, bottom-left of the face as its owner reads it) and the
-height of its top. Wall stacks are counted from the wall owner's right end (clockwise around
-the table), as ``controller.events`` numbers them.
+height of its top. Wall stacks are numbered from 1 at the wall owner's right end (clockwise
+around the table), as ``controller.events`` numbers them.
 
 >>> lay = Layout(load_profile("riichi4"))
 >>> len(lay.wall_slots())
 68
->>> s = lay.wall_slot(0, 0)
+>>> s = lay.wall_slot(0, 1)
 >>> round(s.centre[0], 2), round(s.centre[1], 2)
 (212.0, -259.0)
 >>> lay.to_table(1, 0.0, 100.0)
@@ -268,8 +268,8 @@ class TileRect:
 
     @property
     def centre(self) -> tuple[float, float]:
-        c = np.asarray(self.corners).mean(axis=0)
-        return float(c[0]), float(c[1])
+        (ax, ay), (bx, by), (cx, cy), (dx, dy) = self.corners
+        return (ax + bx + cx + dx) / 4, (ay + by + cy + dy) / 4
 
     def array(self) -> np.ndarray:
         return np.asarray(self.corners, dtype=np.float64)
@@ -277,7 +277,7 @@ class TileRect:
 
 @dataclass(frozen=True)
 class WallSlot:
-    """Wall slot ``stack`` (0 = the owner's right end) of the wall in front of ``wall``."""
+    """Wall slot ``stack`` (1 = the owner's right end) of the wall in front of ``wall``."""
 
     wall: int
     stack: int
@@ -353,15 +353,15 @@ class Layout:
         w = self.profile.wall
         if wall not in w.positions:
             raise ValueError(f"layout {self.profile.name}: no wall in front of seat {wall} (walls: {w.positions})")
-        if not 0 <= stack < w.stacks:
-            raise ValueError(f"layout {self.profile.name}: stack {stack} out of range 0..{w.stacks - 1}")
-        u1 = self.wall_length_mm() / 2 - stack * self.pitch_mm - self.tile.gap_mm / 2
+        if not 1 <= stack <= w.stacks:
+            raise ValueError(f"layout {self.profile.name}: stack {stack} out of range 1..{w.stacks}")
+        u1 = self.wall_length_mm() / 2 - (stack - 1) * self.pitch_mm - self.tile.gap_mm / 2
         u0 = u1 - self.tile.width_mm
         rect = self.seat_rect(wall, u0, u1, w.inner_mm, w.inner_mm + self.tile.length_mm, 0.0)
         return WallSlot(wall, stack, rect)
 
     def wall_slots(self) -> list[WallSlot]:
-        return [self.wall_slot(w, i) for w in self.wall_positions for i in range(self.profile.wall.stacks)]
+        return [self.wall_slot(w, i) for w in self.wall_positions for i in range(1, self.profile.wall.stacks + 1)]
 
     def wall_top(self, wall: int, stack: int, tiles: int) -> TileRect:
         """The top face of a slot holding ``tiles`` (1 or 2) tiles."""

@@ -37,6 +37,8 @@ from vision.layout import Layout, Strip, TableProfile, TileRect, VisionError, so
 log = logging.getLogger(__name__)
 
 STEP_MM = 1.0           # spacing of the strip sample lines
+_BACK_CONFIDENCE = 0.9  # a face-down tile told by its colour alone
+_REUSE_DIFF = 6.0       # mean abs difference (8x8 thumbnail, 0..255) below which a crop is "the same"
 
 
 class ReaderError(VisionError, ValueError):
@@ -84,7 +86,7 @@ class SeenMeld:
 
 @dataclass(frozen=True)
 class Indicator:
-    """A face-up tile on top of a wall slot (a dora or kan dora indicator)."""
+    """A face-up tile on top of a wall slot (a dora or kan dora indicator); ``stack`` 1-based."""
 
     wall: int
     stack: int
@@ -95,14 +97,14 @@ class Indicator:
 class TableView:
     """Everything read from one frame; seats are table positions."""
 
-    walls: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    walls: dict[int, tuple[int, ...]] = field(default_factory=dict)   # wall -> tiles per stack 1..N
     indicators: tuple[Indicator, ...] = ()
     rivers: dict[int, tuple[SeenTile, ...]] = field(default_factory=dict)
     melds: dict[int, tuple[SeenMeld, ...]] = field(default_factory=dict)
     revealed: dict[int, tuple[SeenTile, ...]] = field(default_factory=dict)
     flowers: dict[int, tuple[SeenTile, ...]] = field(default_factory=dict)
     now: float = 0.0
-    tiles_classified: int = 0
+    tiles_classified: int = 0     # face-up crops the classifier read for this view
 
     def to_json(self) -> dict:
         return {
@@ -164,22 +166,29 @@ def _seg_points(lay: Layout, strip: Strip, d_offsets: Sequence[float], z: float,
 
 @dataclass
 class _Colour:
+    """Colour classes of samples against the felt measured in this frame (per channel, no axis reductions:
+    a reduction over a length-3 axis is slow in numpy)."""
+
     felt: np.ndarray          # BGR float
     felt_sum: float
 
-    def occupied(self, s: np.ndarray) -> np.ndarray:
-        s = s.astype(np.float32)
-        tot = s.sum(axis=-1) + 1.0
-        chroma = s / tot[..., None]
-        d = np.abs(chroma - self.felt / self.felt_sum).sum(axis=-1)
-        ratio = tot / self.felt_sum
-        return (d > 0.12) | (ratio > 1.8)
+    def classify(self, samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(occupied, ivory) boolean arrays for BGR samples (..., 3).
 
-    def ivory(self, s: np.ndarray) -> np.ndarray:
-        s = s.astype(np.float32)
-        mx = s.max(axis=-1)
-        mn = s.min(axis=-1)
-        return ((mx - mn) < 0.3 * mx) & (s.sum(axis=-1) > 1.5 * self.felt_sum)
+        occupied: not felt (another chromaticity, or much brighter; a shadow keeps the felt's
+        chromaticity). ivory: a bright, nearly grey surface: a tile face.
+        """
+        b, g, r = (samples[..., i].astype(np.float32) for i in range(3))
+        tot = b + g + r + 1.0
+        fb, fg, fr = (float(v) / self.felt_sum for v in self.felt)
+        inv = 1.0 / tot
+        d = np.abs(b * inv - fb) + np.abs(g * inv - fg) + np.abs(r * inv - fr)
+        bright = tot > 1.8 * self.felt_sum
+        occupied = (d > 0.12) | bright
+        mx = np.maximum(np.maximum(b, g), r)
+        mn = np.minimum(np.minimum(b, g), r)
+        ivory = ((mx - mn) < 0.3 * mx) & (tot > 1.5 * self.felt_sum)
+        return occupied, ivory
 
 
 # --------------------------------------------------------------------------- reader
@@ -189,11 +198,13 @@ class TableReader:
     """Reads a table frame at the layout's places. Build once per calibration; :meth:`read` per frame.
 
     ``classifier`` is any ``TileClassifier`` (the shipped ``OnnxTileClassifier`` in production).
+    ``reuse_crops``: keep the answer for a tile whose crop looks as it did in the previous
+    frame (the daemon's loop; a bench of cold reads leaves it off).
     Raises CalibrationError if the calibration was made for another table profile.
     """
 
     def __init__(self, profile: TableProfile, calibration: Calibration, classifier: TileClassifier, *,
-                 crop_px: int = INPUT_SIZE) -> None:
+                 crop_px: int = INPUT_SIZE, reuse_crops: bool = False) -> None:
         calibration.check_matches(profile=profile)
         self.profile = profile
         self.layout = Layout(profile)
@@ -221,12 +232,10 @@ class TableReader:
         # wall slots: edge bands at two tiles' and one tile's height, and the tops
         self._slots = self.layout.wall_slots()
         bands2, bands1, tops2, tops1 = [], [], [], []
-        self._band_shift: list[float] = []
         for slot in self._slots:
-            b2, b1, shift = self._wall_bands(slot.wall, slot.stack)
+            b2, b1 = self._wall_bands(slot.wall, slot.stack)
             bands2.append(b2)
             bands1.append(b1)
-            self._band_shift.append(shift)
             tops2.append(self._grid(slot.rect, 2 * self.T, 4, 5, 0.55))
             tops1.append(self._grid(slot.rect, self.T, 4, 5, 0.55))
         if self._slots:
@@ -236,20 +245,22 @@ class TableReader:
             s.add("wall_t1", np.stack(tops1))
         # strips: lines at 1 mm along each strip, at the tiles' top height
         self._strips = self.layout.strips()
-        self._strip_len: list[int] = []
+        self._strip_len = [int(strip.length_mm / STEP_MM) for strip in self._strips]
+        n_max = max(self._strip_len, default=1)
         L, W = t.length_mm, t.width_mm
-        for k, strip in enumerate(self._strips):
-            n = int(strip.length_mm / STEP_MM)
-            self._strip_len.append(n)
-            offsets = [8.0, 13.0, 18.0,                 # mid lines (any tile lies across them)
-                       1.75,                            # near band: upright only when sideways are centred
-                       L - 1.75,                        # far band: upright only
-                       2 * W + t.gap_mm - 1.75]         # behind band: an added kan tile's far edge
-            s.add(f"strip{k}", _seg_points(self.layout, strip, offsets, self.T, n))
+        offsets = [8.0, 13.0, 18.0,                 # mid lines (any tile lies across them)
+                   1.75,                            # near band: upright only when sideways are centred
+                   L - 1.75,                        # far band: upright only
+                   2 * W + t.gap_mm - 1.75]         # behind band: an added kan tile's far edge
+        if self._strips:   # all strips padded to one length, so each frame's measures are a few array ops
+            s.add("strips", np.stack([_seg_points(self.layout, strip, offsets, self.T, n_max)
+                                      for strip in self._strips]))
         self._samples = s
         self._map_x, self._map_y = s.build(self.camera)
         self._meld_used: dict[int, list[int]] = {}
         self._plane_cache: dict[float, np.ndarray] = {}
+        self.reuse_crops = reuse_crops
+        self._crop_cache: dict[tuple, tuple[np.ndarray, TileGuess]] = {}
         self._frame = np.zeros((1, 1, 3), np.uint8)
 
     # ---- geometry helpers
@@ -264,7 +275,7 @@ class TableReader:
         p = top + (bottom - top) * B
         return np.column_stack([p, np.full(len(p), z)])
 
-    def _wall_bands(self, wall: int, stack: int) -> tuple[np.ndarray, np.ndarray, float]:
+    def _wall_bands(self, wall: int, stack: int) -> tuple[np.ndarray, np.ndarray]:
         """Sample points near the slot's edge facing away from the camera's foot point, at 2T and T."""
         lay = self.layout
         right, forward = lay.seat_axes(wall)
@@ -287,7 +298,7 @@ class TableReader:
         xy = lay.to_table_array(wall, U.ravel(), D.ravel())
         b2 = np.column_stack([xy, np.full(len(xy), 2 * self.T)])
         b1 = np.column_stack([xy, np.full(len(xy), self.T)])
-        return b2, b1, shift
+        return b2, b1
 
     # ---- reading
     def check_frame(self, frame: np.ndarray) -> None:
@@ -307,18 +318,24 @@ class TableReader:
                          borderValue=(0, 0, 0)).reshape(-1, 3)
         felt = np.median(self._samples.get(flat, "felt").astype(np.float32), axis=0)
         col = _Colour(felt, float(felt.sum()) + 1.0)
-        jobs: list[tuple[TileRect, bool]] = []     # crops to classify: (rect, is_sideways)
-        walls, wall_jobs = self._read_walls(flat, col, jobs)
-        strips = [self._parse_strip(k, flat, col) for k in range(len(self._strips))]
+        occupied, ivory = col.classify(flat)                   # one pass over all samples
+        flat = np.stack([occupied, ivory], axis=-1).view(np.uint8)
+        # every tile found: (rect, is_sideways, is_face_up); face-down ones (closed kans, standing
+        # hands) are backs by their colour and need no classifier time
+        jobs: list[tuple[TileRect, bool, bool]] = []
+        walls, wall_jobs = self._read_walls(flat, jobs)
+        strips = self._parse_strips(flat)
         strip_jobs: list[list[int]] = []
-        for parsed in strips:
+        for strip, parsed in zip(self._strips, strips, strict=True):
             idx = []
-            for rect, is_side in parsed["rects"]:
+            for rect, is_side, face_up in parsed["rects"]:
                 idx.append(len(jobs))
-                jobs.append((rect, is_side))
+                jobs.append((rect, is_side, face_up or strip.kind == "river"))
             strip_jobs.append(idx)
-        guesses = self._classify([r for r, _ in jobs])
-        seen = [SeenTile(g.tile, g.confidence, side) for g, (_, side) in zip(guesses, jobs, strict=True)]
+        todo = [i for i, job in enumerate(jobs) if job[2]]
+        guesses = dict(zip(todo, self._classify([jobs[i][0] for i in todo]), strict=True))
+        seen = [SeenTile(guesses[i].tile, guesses[i].confidence, side) if i in guesses
+                else SeenTile("back", _BACK_CONFIDENCE, side) for i, (_, side, _) in enumerate(jobs)]
         indicators = tuple(Indicator(w, st, seen[j]) for (w, st), j in wall_jobs if seen[j].tile not in ("back", "none"))
         rivers: dict[int, list[SeenTile]] = {}
         melds: dict[int, tuple[SeenMeld, ...]] = {}
@@ -335,7 +352,8 @@ class TableReader:
                 if faces:
                     revealed[strip.seat] = faces
             else:
-                faces = tuple(t for t in tiles if t.tile not in ("back", "none"))
+                # only flowers and seasons count here (an added kan tile may reach into the strip)
+                faces = tuple(t for t in tiles if t.tile.endswith("f"))
                 if faces:
                     flowers[strip.seat] = faces
         for seat in range(self.profile.positions):
@@ -350,47 +368,62 @@ class TableReader:
             if not meld_u:
                 continue
             limit = min(meld_u) - self.profile.tile.length_mm / 2
-            keep = [seen[j] for (r, _), j in zip(parsed["rects"], idx, strict=True)
+            keep = [seen[j] for (r, _, _), j in zip(parsed["rects"], idx, strict=True)
                     if float(np.asarray(r.centre) @ right) < limit and seen[j].tile not in ("back", "none")]
             if keep:
                 revealed[strip.seat] = tuple(keep)
             else:
                 revealed.pop(strip.seat, None)
         return TableView(walls, indicators, {k: tuple(v) for k, v in rivers.items()}, melds, revealed, flowers,
-                         now, len(jobs))
+                         now, len(todo))
 
-    def _read_walls(self, flat: np.ndarray, col: _Colour, jobs: list) -> tuple[dict, list]:
+    def _read_walls(self, flat: np.ndarray, jobs: list) -> tuple[dict, list]:
         walls: dict[int, list[int]] = {w: [0] * self.profile.wall.stacks for w in self.layout.wall_positions}
         wall_jobs: list[tuple[tuple[int, int], int]] = []
         if not self._slots:
             return {}, []
-        occ2 = col.occupied(self._samples.get(flat, "wall_b2")).mean(axis=1)
-        occ1 = col.occupied(self._samples.get(flat, "wall_b1")).mean(axis=1)
-        t2 = self._samples.get(flat, "wall_t2")
-        t1 = self._samples.get(flat, "wall_t1")
-        iv2 = col.ivory(t2).mean(axis=1)
-        iv1 = col.ivory(t1).mean(axis=1)
+        occ2 = self._samples.get(flat, "wall_b2")[..., 0].mean(axis=1)
+        occ1 = self._samples.get(flat, "wall_b1")[..., 0].mean(axis=1)
+        iv2 = self._samples.get(flat, "wall_t2")[..., 1].mean(axis=1)
+        iv1 = self._samples.get(flat, "wall_t1")[..., 1].mean(axis=1)
         for k, slot in enumerate(self._slots):
             n = 2 if occ2[k] >= 0.5 else (1 if occ1[k] >= 0.5 else 0)
-            walls[slot.wall][slot.stack] = n
+            walls[slot.wall][slot.stack - 1] = n
             if n and (iv2[k] if n == 2 else iv1[k]) >= 0.3:   # an ivory top: a face-up tile
                 rect = self.layout.wall_top(slot.wall, slot.stack, n)
                 wall_jobs.append(((slot.wall, slot.stack), len(jobs)))
-                jobs.append((rect, False))
+                jobs.append((rect, False, True))
         return {w: tuple(v) for w, v in walls.items()}, wall_jobs
 
-    def _parse_strip(self, k: int, flat: np.ndarray, col: _Colour) -> dict:
-        """Tiles along strip ``k``: ``rects`` [(rect, is_sideways)], ``groups`` (runs of touching tiles,
-        as index lists into rects) and ``added`` (rect index of a called tile -> its added-kan tile)."""
+    def _parse_strips(self, flat: np.ndarray) -> list[dict]:
+        if not self._strips:
+            return []
+        lines = self._samples.get(flat, "strips")                 # (strips, 6, n, [occupied, ivory])
+        occ = lines[:, :3, :, 0].any(axis=1)
+        # running sums make every window fraction O(1): c[b] - c[a] counts the hits in [a, b)
+        zero = np.zeros(occ.shape[:1] + (1,), np.int32)
+        occ_c = np.concatenate([zero, np.cumsum(occ, axis=1)], axis=1).tolist()
+        face_c = np.concatenate([zero, np.cumsum(lines[:, :3, :, 1].sum(axis=1), axis=1)], axis=1).tolist()
+        band_c = np.concatenate([np.zeros(lines.shape[:2] + (1, 2), np.int32)[:, 3:],
+                                 np.cumsum(lines[:, 3:], axis=2)], axis=2)          # (strips, 3, n+1, 2)
+        ivory = band_c[..., 1].tolist()
+        filled = band_c[..., 0].tolist()
+        return [self._parse_strip(k, occ[k, :self._strip_len[k]], occ_c[k], face_c[k], ivory[k], filled[k])
+                for k in range(len(self._strips))]
+
+    def _parse_strip(self, k: int, occ: np.ndarray, occ_c: list, face_c: list, ivory: list, filled: list) -> dict:
+        """Tiles along strip ``k``: ``rects`` [(rect, is_sideways, is_face_up)], ``groups`` (runs of touching
+        tiles, as index lists into rects) and ``added`` (rect index of a called tile -> its added-kan tile)."""
         strip = self._strips[k]
-        lines = self._samples.get(flat, f"strip{k}")          # (6, n, 3)
-        occ = col.occupied(lines[:3]).any(axis=0)
-        ivory = col.ivory(lines[3:6])                          # near, far, behind bands
-        filled = col.occupied(lines[3:6])
+
+        def frac(c: list, a: int, b: int) -> float:
+            b = min(b, len(c) - 1)
+            return (c[b] - c[a]) / (b - a) if b > a else 0.0
+
         t = self.profile.tile
         W, L, gap = t.width_mm, t.length_mm, t.gap_mm
         n = len(occ)
-        rects: list[tuple[TileRect, bool]] = []
+        rects: list[tuple[TileRect, bool, bool]] = []
         groups: list[list[int]] = []
         added: dict[int, int] = {}
         allow_sideways = strip.kind in ("river", "melds")
@@ -399,7 +432,7 @@ class TableReader:
         current: list[int] = []
 
         def tile_at(p: int) -> bool:
-            return p + w_px <= n and occ[p + 3:p + w_px - 3].mean() > 0.6
+            return p + w_px <= n and frac(occ_c, p + 3, p + w_px - 3) > 0.6
 
         def next_start(p: int) -> int | None:
             """The first tile start after felt at or past ``p`` (a meld or hand begins)."""
@@ -427,22 +460,24 @@ class TableReader:
                 continue
             a, b = pos + 4, pos + w_px - 4
             is_side = has_added = False
-            if allow_sideways and self._face_up(lines, pos, col):
+            # a face-up top shows ivory between the glyph strokes; a face-down one only the back colour
+            face_up = frac(face_c, pos + 3, pos + 20) > 0.45
+            if allow_sideways and face_up:
                 if strip.sideways == "center":
                     # the edge band facing away from the camera's foot point: no side wall shows there
                     k_band = 1 if nadir_near else 0
-                    is_side = ivory[k_band][a:b].mean() < 0.3 and filled[k_band][a:b].mean() < 0.6
+                    is_side = frac(ivory[k_band], a, b) < 0.3 and frac(filled[k_band], a, b) < 0.6
                 else:
                     # the far band: an upright tile's face reaches it, a sideways one's does not (its
                     # side wall may show there, but that is not the ivory face)
-                    has_added = ivory[2][a:b].mean() > 0.5
-                    is_side = has_added or ivory[1][a:b].mean() < 0.3
+                    has_added = frac(filled[2], a, b) > 0.6   # glyphs may reach the edge: any tile there
+                    is_side = has_added or frac(ivory[1], a, b) < 0.3
             offset = pos * STEP_MM
             current.append(len(rects))
-            rects.append((self.layout.strip_tile(strip, offset, is_sideways=is_side), is_side))
+            rects.append((self.layout.strip_tile(strip, offset, is_sideways=is_side), is_side, face_up))
             if has_added:
                 added[len(rects) - 1] = len(rects)
-                rects.append((self.layout.strip_tile(strip, offset, is_sideways=True, is_behind=True), True))
+                rects.append((self.layout.strip_tile(strip, offset, is_sideways=True, is_behind=True), True, True))
             pos += int(round(((L if is_side else W) + gap) / STEP_MM))
             if strip.kind != "river":
                 window = ~occ[pos:pos + 10]
@@ -465,7 +500,7 @@ class TableReader:
         shift = self.T * (s_edge - s_nadir) / max(self._height - self.T, 1.0)
         return int(round(shift / STEP_MM))
 
-    def _meld_rects(self, seat: int, strips: list[dict]) -> list[tuple[TileRect, bool]]:
+    def _meld_rects(self, seat: int, strips: list[dict]) -> list[tuple[TileRect, bool, bool]]:
         for strip, parsed in zip(self._strips, strips, strict=True):
             if strip.kind == "melds" and strip.seat == seat:
                 return parsed["rects"]
@@ -476,11 +511,6 @@ class TableReader:
         _, forward = self.layout.seat_axes(strip.seat)
         d_nadir = float(-(self._nadir @ forward))
         return d_nadir - (strip.near_d - self.profile.tile.length_mm / 2)
-
-    def _face_up(self, lines: np.ndarray, pos: int, col: _Colour) -> bool:
-        """A face-up top shows ivory between the glyph strokes; a face-down one shows the back colour."""
-        seg = lines[:3, pos + 3:pos + 20]
-        return bool(col.ivory(seg).mean() > 0.15)
 
     def _melds(self, seat: int, parsed: dict, tiles: list[SeenTile]) -> tuple[SeenMeld, ...]:
         out = []
@@ -525,31 +555,44 @@ class TableReader:
     def crops(self, frame: np.ndarray, rects: Sequence[TileRect]) -> list[np.ndarray]:
         """Square crops (crop_px) around tile tops, oriented as their owner reads them.
 
-        Each crop is one small perspective warp: crop pixel -> table mm at the top's height
-        (affine) -> frame pixel (the plane's homography).
+        All crops come from one ``cv2.remap``: crop pixel -> table mm at the top's height
+        (affine) -> frame pixel (that height's plane homography).
         """
-        out = []
+        if not rects:
+            return []
         p = self.crop_px
-        for r in rects:
-            q = r.array()
-            ex = q[1] - q[0]
-            ey = q[3] - q[0]
-            lx, ly = float(np.hypot(*ex)), float(np.hypot(*ey))
-            side = max(lx, ly) * CROP_MARGIN
-            ux, uy = ex / lx * (side / p), ey / ly * (side / p)
-            origin = q.mean(axis=0) - (ux + uy) * (p / 2)
-            A = np.array([[ux[0], uy[0], origin[0]], [ux[1], uy[1], origin[1]], [0.0, 0.0, 1.0]])
-            H = self._plane_h(r.z_mm) @ A
-            out.append(cv2.warpPerspective(frame, H, (p, p), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                           borderMode=cv2.BORDER_REPLICATE))
-        return out
+        q = np.array([r.corners for r in rects], np.float64)       # n, 4, 2
+        ex = q[:, 1] - q[:, 0]
+        ey = q[:, 3] - q[:, 0]
+        lx = np.hypot(ex[:, 0], ex[:, 1])
+        ly = np.hypot(ey[:, 0], ey[:, 1])
+        side = np.maximum(lx, ly) * CROP_MARGIN
+        g = (np.arange(p) + 0.5) / p - 0.5
+        ux = ex / lx[:, None] * side[:, None]
+        uy = ey / ly[:, None] * side[:, None]
+        centre = q.mean(axis=1)
+        x = centre[:, None, None, 0] + g[None, None, :] * ux[:, None, None, 0] + g[None, :, None] * uy[:, None, None, 0]
+        y = centre[:, None, None, 1] + g[None, None, :] * ux[:, None, None, 1] + g[None, :, None] * uy[:, None, None, 1]
+        z = np.array([r.z_mm for r in rects])
+        mx = np.empty(x.shape, np.float32)
+        my = np.empty(x.shape, np.float32)
+        for level in np.unique(z):
+            sel = z == level
+            H = self._plane_h(float(level))
+            xs, ys = x[sel], y[sel]
+            w = H[2, 0] * xs + H[2, 1] * ys + H[2, 2]
+            mx[sel] = (H[0, 0] * xs + H[0, 1] * ys + H[0, 2]) / w
+            my[sel] = (H[1, 0] * xs + H[1, 1] * ys + H[1, 2]) / w
+        n = len(rects)
+        out = cv2.remap(frame, mx.reshape(n * p, p), my.reshape(n * p, p), cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_REPLICATE)
+        return [out[i * p:(i + 1) * p] for i in range(n)]
 
     def _plane_h(self, z_mm: float) -> np.ndarray:
         key = round(z_mm, 3)
         H = self._plane_cache.get(key)
         if H is None:
-            # pixel centres: crop pixel (i, j) samples the point at its centre
-            H = self.camera.plane_homography(z_mm) @ np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1.0]])
+            H = self.camera.plane_homography(z_mm)
             self._plane_cache[key] = H
         return H
 
@@ -557,4 +600,23 @@ class TableReader:
         if not rects:
             return []
         crops = self.crops(self._frame, rects)
-        return self.classifier.classify(crops)
+        if not self.reuse_crops:
+            return self.classifier.classify(crops)
+        # a tile that looks as it did last frame keeps its answer: only changed crops are classified
+        small = [cv2.resize(c, (8, 8), interpolation=cv2.INTER_AREA).astype(np.int16) for c in crops]
+        keys = [(tuple(round(v, 1) for xy in r.corners for v in xy), r.z_mm) for r in rects]
+        out: list[TileGuess | None] = []
+        todo = []
+        for i, (key, sig) in enumerate(zip(keys, small, strict=True)):
+            hit = self._crop_cache.get(key)
+            if hit is not None and float(np.abs(hit[0] - sig).mean()) < _REUSE_DIFF:
+                out.append(hit[1])
+            else:
+                out.append(None)
+                todo.append(i)
+        for i, guess in zip(todo, self.classifier.classify([crops[i] for i in todo]), strict=True):
+            out[i] = guess
+            self._crop_cache[keys[i]] = (small[i], guess)
+        if len(self._crop_cache) > 4096:
+            self._crop_cache.clear()
+        return out  # type: ignore[return-value]

@@ -242,6 +242,7 @@ def create_app(daemon: Daemon, *, token: str | None = None) -> Starlette:
         return JSONResponse({
             "table": daemon.cfg.table.name, "backend": daemon.cfg.table.backend,
             "machine": daemon.core.machine, "parts": parts, "tracker_errors": daemon.core.errors,
+            "part_errors": daemon.part_errors,
             "events": daemon.store.last_seq, "head_hash": daemon.store.head_hash,
             "rulesets": rulesets(), "evidence": {str(k): v for k, v in daemon.hub.evidence.items()},
             "uptime_s": round(time.time() - daemon.started_at, 1), "clients": daemon.hub.n_clients,

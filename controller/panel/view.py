@@ -44,7 +44,6 @@ def empty_view(table: str, ruleset: str) -> dict[str, Any]:
         "hand_index": 0, "dealer": 0, "finished": False,
         "seats": [{"wind": WINDS[i], "score": 25000, "riichi": False} for i in range(4)],
         "dora_indicators": [], "dora": [], "live_wall": None, "last_result": None, "alerts": [],
-        "game": None,
     }
 
 

@@ -46,6 +46,14 @@ def _rules_arg(parser: argparse.ArgumentParser, default: str | None = "tenhou") 
                         help=f"ruleset profile ({', '.join(PROFILE_NAMES)}); default {default or 'from the log'}")
 
 
+def _riichi_rules(name: str):
+    rules = load(name)
+    if rules.family != "riichi":
+        raise ValueError(f"profile {name!r} is {rules.family} rules; this command scores riichi "
+                         f"(use tenhou, seed002 or sanma)")
+    return rules
+
+
 def _melds(texts: Sequence[str]) -> list[Meld]:
     return [parse_meld(t) for t in texts]
 
@@ -54,22 +62,24 @@ def _score_parser(prog: str) -> _Parser:
     p = _Parser(prog=prog, description="Score one riichi hand: yaku, han, fu and payment.",
                 epilog="Example: tablectl score 123m456p789s11z22z --win 2z --tsumo --seat-wind S --dora 1z. "
                        "Melds: --meld pon:777z, chi:312s (called tile first), kan:5555m, kakan:2222s, "
-                       "ankan:9999p.")
+                       "ankan:9999p. Exit status: 0 scored, 1 no win (no yaku / not complete), 2 bad input.")
     p.add_argument("hand", help="standing tiles in mpsz, with or without the winning tile")
     p.add_argument("--win", required=True, metavar="TILE", help="the winning tile, e.g. 2z or 0p")
     p.add_argument("--tsumo", action="store_true", help="won by self-draw (default: ron)")
     p.add_argument("--meld", action="append", default=[], metavar="KIND:TILES", help="a meld (repeatable)")
     p.add_argument("--seat-wind", type=_wind, default="1z", metavar="WIND", help="seat wind (E = dealer)")
     p.add_argument("--round-wind", type=_wind, default="1z", metavar="WIND", help="round wind")
-    p.add_argument("--riichi", action="store_true")
-    p.add_argument("--double-riichi", action="store_true")
-    p.add_argument("--ippatsu", action="store_true")
-    for flag in ("rinshan", "chankan", "haitei", "houtei", "tenhou", "chiihou"):
-        p.add_argument(f"--{flag}", action="store_true")
+    p.add_argument("--riichi", action="store_true", help="declared riichi")
+    p.add_argument("--double-riichi", action="store_true", help="declared riichi on the first turn")
+    p.add_argument("--ippatsu", action="store_true", help="won within one turn of riichi")
+    for flag, text in (("rinshan", "won on the kan replacement tile"), ("chankan", "robbed a kan"),
+                       ("haitei", "tsumo on the last tile"), ("houtei", "ron on the last discard"),
+                       ("tenhou", "dealer's first draw"), ("chiihou", "non-dealer's first draw")):
+        p.add_argument(f"--{flag}", action="store_true", help=text)
     p.add_argument("--dora", nargs="*", default=[], metavar="IND", help="dora indicators")
     p.add_argument("--ura", nargs="*", default=[], metavar="IND", help="ura dora indicators (riichi only)")
     p.add_argument("--north", type=int, default=0, help="sanma: norths set aside (nukidora)")
-    p.add_argument("--honba", type=int, default=0)
+    p.add_argument("--honba", type=int, default=0, help="counters on the table (300 per ron, 100 each on tsumo)")
     p.add_argument("--sticks", type=int, default=0, help="riichi sticks on the table")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     _rules_arg(p)
@@ -81,7 +91,7 @@ def _cmd_score(argv: list[str]) -> int:
     from controller.rules.scoring import score_win
 
     a = _score_parser("tablectl score").parse_args(argv)
-    rules = load(a.rules)
+    rules = _riichi_rules(a.rules)
     melds = _melds(a.meld)
     hand = T.parse(a.hand)
     win = T.check(a.win)
@@ -179,10 +189,15 @@ def _cmd_replay(argv: list[str]) -> int:
             text = Path(name).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as err:
             raise ValueError(f"{name}: cannot read: {getattr(err, 'strerror', None) or err}") from None
-        game = load_log(text, name)
-        rules = load(a.rules) if a.rules else rules_for_log(game)
+        try:
+            game = load_log(text, name)
+            rules = _riichi_rules(a.rules) if a.rules else rules_for_log(game)
+            rows = replay_game(game, rules)
+        except (KeyError, IndexError, TypeError, AttributeError) as err:
+            # the parser names what it checks; anything it missed is still a malformed log, not a crash
+            raise ValueError(f"{name}: malformed log ({type(err).__name__}: {err})") from None
         lines = []
-        for h in replay_game(game, rules):
+        for h in rows:
             row = {k: h[k] for k in REPLAY_KEYS if k in h}
             if "wins" in row:
                 row["wins"] = [{k: w[k] for k in WIN_KEYS} for w in row["wins"]]

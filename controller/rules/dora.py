@@ -49,3 +49,39 @@ def count_dora(hand: Iterable[str], indicators: Iterable[str], *, is_sanma: bool
 def count_red(hand: Iterable[str]) -> int:
     """How many red fives (``0m``/``0p``/``0s``) ``hand`` holds: one han each."""
     return sum(1 for t in hand if t in T.REDS)
+
+
+def kan_dora_timing(kan_kind: str, kan_dora_timing_rule: str = "tenhou") -> str:
+    """When a kan's new indicator is turned: ``"now"`` or ``"after_discard"`` (at the kan player's
+    next discard, or at the next kan, whichever comes first). A robbed added kan turns none.
+
+    Profile ``kan_dora_timing``: ``tenhou`` turns at once after a closed kan, after the discard
+    for an open or added kan; ``immediate`` turns at once for every kan.
+
+    >>> kan_dora_timing("ankan"), kan_dora_timing("kan"), kan_dora_timing("kakan", "immediate")
+    ('now', 'after_discard', 'now')
+    """
+    if kan_kind not in ("ankan", "kan", "kakan"):
+        raise ValueError(f"{kan_kind!r} is not a kan kind (ankan, kan, kakan)")
+    if kan_dora_timing_rule == "immediate" or kan_kind == "ankan":
+        return "now"
+    if kan_dora_timing_rule != "tenhou":
+        raise ValueError(f"unknown kan dora timing {kan_dora_timing_rule!r}")
+    return "after_discard"
+
+
+def dora_han(hand: Iterable[str], indicators: Iterable[str], ura_indicators: Iterable[str] = (), *,
+             is_riichi: bool = False, north_count: int = 0, is_sanma: bool = False) -> dict[str, int]:
+    """Dora han of a hand by kind: ``dora``, ``aka_dora``, ``ura_dora`` (riichi only) and ``kita``
+    (sanma norths set aside; each is a dora, and more if the indicators point at north).
+
+    >>> dora_han(["5p", "0p", "0p"], ["4p"], ["4p"], is_riichi=True)
+    {'dora': 3, 'aka_dora': 2, 'ura_dora': 3, 'kita': 0}
+    """
+    tiles = list(hand)
+    inds = list(indicators)
+    kita = 0
+    if north_count:
+        kita = north_count * (1 + sum(1 for t in inds if dora_of(t, is_sanma=is_sanma) == "4z"))
+    return {"dora": count_dora(tiles, inds, is_sanma=is_sanma), "aka_dora": count_red(tiles),
+            "ura_dora": count_dora(tiles, ura_indicators, is_sanma=is_sanma) if is_riichi else 0, "kita": kita}

@@ -3,6 +3,7 @@
 A seat is tenpai at an exhaustive draw exactly when its revealed hand waits on a tile it does
 not already hold all four of (see :func:`controller.rules.waits.waits`).
 
+>>> from controller.rules.ruleset import load
 >>> rs = load("tenhou")
 >>> noten_deltas([True, False, False, False], rules=rs), noten_deltas([True, True, True, False], rules=rs)
 ([3000, -1000, -1000, -1000], [1000, 1000, 1000, -3000])
@@ -16,7 +17,7 @@ from collections.abc import Iterable, Sequence
 
 from controller.rules import tiles as T
 from controller.rules.melds import Meld
-from controller.rules.ruleset import RuleSet, load
+from controller.rules.ruleset import RuleSet
 from controller.rules.waits import waits
 
 # the six abortive draws of seed 002 -> the profile flag switching each
@@ -81,3 +82,32 @@ def dealer_keeps_after_draw(*, dealer_tenpai: bool, round_index: int, rules: Rul
     if rules.dealer_repeat == "east_tenpai_south_stay" and round_index >= rules.players:
         return True  # S002:L209: in the South round the dealer stays, tenpai or not
     return dealer_tenpai
+
+
+def is_four_winds(first_discards: Sequence[str], *, any_call: bool) -> bool:
+    """四風連打: the four first discards are the same wind, with no call (closed kans included) before.
+
+    >>> is_four_winds(["1z", "1z", "1z", "1z"], any_call=False), is_four_winds(["1z"] * 4, any_call=True)
+    (True, False)
+    """
+    return (len(first_discards) == 4 and not any_call and len({T.plain(t) for t in first_discards}) == 1
+            and first_discards[0] in ("1z", "2z", "3z", "4z"))
+
+
+def is_four_kans_abort(kan_owners: Sequence[int]) -> bool:
+    """四槓散了: four kans on the table not all made by one player (check after the fourth kan's
+    discard passes without a ron).
+
+    >>> is_four_kans_abort([0, 0, 2, 1]), is_four_kans_abort([3, 3, 3, 3]), is_four_kans_abort([1, 2, 3])
+    (True, False, False)
+    """
+    return len(kan_owners) >= 4 and len(set(kan_owners)) > 1
+
+
+def is_four_riichi(riichi_seats: Iterable[int], players: int = 4) -> bool:
+    """四家立直: every player has declared riichi (four players only).
+
+    >>> is_four_riichi([0, 1, 2, 3]), is_four_riichi([0, 1, 2])
+    (True, False)
+    """
+    return players == 4 and len(set(riichi_seats)) == 4

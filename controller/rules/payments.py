@@ -5,6 +5,7 @@ sticks, double ron and head bump, pao (責任払い), nagashi mangan; sanma with
 point changes, one per seat, summing to the sticks collected (each stick is 1000 points lying
 on the table, already paid by whoever declared riichi).
 
+>>> from controller.rules.ruleset import load
 >>> rs = load("tenhou")
 >>> tsumo_payments(1120, winner=1, dealer=0, rules=rs)          # 70 fu 2 han: 1200 / 2300
 [-2300, 4700, -1200, -1200]
@@ -18,7 +19,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from controller.rules.ruleset import RuleSet, load
+from controller.rules.ruleset import RuleSet
 
 
 def round_up_100(points: float) -> int:
@@ -129,6 +130,7 @@ def win_deltas(wins: Sequence[WinPayment], *, dealer: int, rules: RuleSet, honba
     they and the honba go to the first winner counter-clockwise from the discarder. Under
     ``double_ron = "head_bump"`` only that first winner is paid.
 
+    >>> from controller.rules.ruleset import load
     >>> rs = load("tenhou")
     >>> win_deltas([WinPayment(0, 2000, 3), WinPayment(2, 640, 3)], dealer=1, rules=rs, honba=1, sticks=2)
     [10300, 0, 2600, -10900]
@@ -161,6 +163,7 @@ def win_deltas(wins: Sequence[WinPayment], *, dealer: int, rules: RuleSet, honba
 def nagashi_deltas(seats: Sequence[int], *, dealer: int, rules: RuleSet) -> list[int]:
     """Nagashi mangan (流し満貫): each such seat is paid a mangan tsumo, without honba.
 
+    >>> from controller.rules.ruleset import load
     >>> nagashi_deltas([2], dealer=0, rules=load("tenhou"))
     [-4000, -2000, 8000, -2000]
     """
@@ -169,3 +172,33 @@ def nagashi_deltas(seats: Sequence[int], *, dealer: int, rules: RuleSet) -> list
         part = tsumo_payments(2000, winner=s, dealer=dealer, rules=rules, honba=0)
         out = [a + b for a, b in zip(out, part, strict=True)]
     return out
+
+
+def settle_hand(outcome: str, *, dealer: int, rules: RuleSet, honba: int = 0, sticks: int = 0,
+                wins: Sequence[WinPayment] = (), tenpai: Sequence[bool] | None = None,
+                nagashi: Sequence[int] = ()) -> list[int]:
+    """Deltas of any hand result, the one entry point for a game tracker.
+
+    ``outcome``: ``win`` (``wins`` from one discard or one tsumo; ``sticks`` = riichi sticks on the
+    table, this hand's deposits included), ``exhaustive_draw`` (noten payments from ``tenpai``, or
+    nagashi mangan for the ``nagashi`` seats when the profile has it), ``abortive_draw`` (nothing).
+    Triple ron under ``triple_ron = "abort"`` is an abortive draw: pass it as such.
+
+    >>> from controller.rules.ruleset import load
+    >>> rs = load("tenhou")
+    >>> settle_hand("exhaustive_draw", dealer=0, rules=rs, tenpai=[True, False, False, True])
+    [1500, -1500, -1500, 1500]
+    >>> settle_hand("win", dealer=0, rules=rs, honba=1, sticks=1, wins=[WinPayment(2, 2000)])
+    [-4100, -2100, 9300, -2100]
+    """
+    if outcome == "win":
+        return win_deltas(wins, dealer=dealer, rules=rules, honba=honba, sticks=sticks)
+    if outcome == "exhaustive_draw":
+        if nagashi and rules.has_nagashi_mangan:
+            return nagashi_deltas(nagashi, dealer=dealer, rules=rules)
+        from controller.rules.draws import noten_deltas
+
+        return noten_deltas(tenpai if tenpai is not None else [False] * rules.players, rules=rules)
+    if outcome == "abortive_draw":
+        return [0] * rules.players
+    raise ValueError(f"unknown outcome {outcome!r}: expected win, exhaustive_draw or abortive_draw")

@@ -16,9 +16,15 @@ from typing import Any
 from controller.rules import dora as D
 from controller.rules import tiles as T
 from controller.rules.draws import is_nagashi, noten_deltas
-from controller.rules.flow import round_name
 from controller.rules.melds import Meld
-from controller.rules.payments import WinPayment, ron_amount, tsumo_amounts, win_deltas
+from controller.rules.payments import (
+    WinPayment,
+    nagashi_deltas,
+    order_from,
+    ron_amount,
+    tsumo_amounts,
+    win_deltas,
+)
 from controller.rules.ruleset import RuleSet, load
 from controller.rules.scoring import score_win
 from controller.rules.tenhou import Call, Discard, Draw, Kan, LogError, LogGame, LogHand, Nuki
@@ -30,8 +36,9 @@ _WIND_SET = {"1z", "2z", "3z", "4z"}
 
 
 def rules_for_log(game: LogGame, name: str | None = None) -> RuleSet:
-    """The ruleset for a log: ``name`` if given, else ``tenhou`` (``sanma`` for three players)
-    adjusted by the log's ``"rule"`` (red fives, open tanyao)."""
+    """The ruleset for a log: ``name`` if given, else ``tenhou`` (``sanma`` with tsumo loss and
+    uma 20-0-20, as Tenhou plays it, for three players) adjusted by the log's ``"rule"`` (red
+    fives, open tanyao)."""
     if name:
         return load(name)
     rules = load("sanma" if game.players == 3 else "tenhou")
@@ -46,8 +53,9 @@ def rules_for_log(game: LogGame, name: str | None = None) -> RuleSet:
         changes["has_open_tanyao"] = "喰" in disp
         if "赤" not in disp and "red_fives" not in changes:
             changes["red_fives"] = (0, 0, 0)
-    if game.players == 3 and "red_fives" in changes:
-        pass
+    if game.players == 3:
+        changes["has_tsumo_loss"] = True  # Tenhou's sanma: a tsumo is paid by the two others only
+        changes["uma"] = (20, 0, -20)
     return dataclasses.replace(rules, **changes) if changes else rules
 
 
@@ -89,7 +97,6 @@ def replay_hand(h: LogHand, rules: RuleSet, source: str = "<log>", scores: Seque
     clean_first_turn = True  # no call yet (double riichi, tenhou/chiihou, nine terminals)
     last = None
     deposits = [0] * n
-    kans_by: list[int] = []
     pending = -1  # seat whose riichi discard is not yet answered
     for ev in h.events:
         # a riichi discard that was not ronned puts its stick down before anything else happens
@@ -104,7 +111,10 @@ def replay_hand(h: LogHand, rules: RuleSet, source: str = "<log>", scores: Seque
             draws_total += 1
         elif isinstance(ev, Discard):
             st = seats[ev.seat]
-            _remove(st, ev.tile, where, ev.seat)
+            try:
+                st.hand.remove(ev.tile)
+            except ValueError:
+                _remove(st, ev.tile, where, ev.seat)  # raises the LogError naming the tile
             st.river.append(ev.tile)
             if st.ippatsu and not ev.is_riichi:
                 st.ippatsu = False
@@ -131,8 +141,6 @@ def replay_hand(h: LogHand, rules: RuleSet, source: str = "<log>", scores: Seque
             clean_first_turn = False
             for other in seats:
                 other.ippatsu = False
-            if m.kind == "kan":
-                kans_by.append(ev.seat)
             _note_pao(st, m, rules)
         elif isinstance(ev, Kan):
             st = seats[ev.seat]
@@ -148,7 +156,6 @@ def replay_hand(h: LogHand, rules: RuleSet, source: str = "<log>", scores: Seque
                 if idx is None:
                     raise LogError(f"{where}: seat {ev.seat} adds {ev.added} to a pon it does not have")
                 st.melds[idx] = m
-            kans_by.append(ev.seat)
             clean_first_turn = False
             for other in seats:
                 other.ippatsu = False
@@ -163,10 +170,11 @@ def replay_hand(h: LogHand, rules: RuleSet, source: str = "<log>", scores: Seque
     res = h.result
     start = list(scores) if scores is not None else list(h.scores[:n])
     sticks_before = h.sticks
-    out: dict[str, Any] = {"hand": h.index, "round": round_name(h.round, n), "honba": h.honba,
+    out: dict[str, Any] = {"hand": h.index, "round": h.round_label, "honba": h.honba,
                            "outcome": res.outcome}
     dora_out = [D.dora_of(t, is_sanma=n == 3) for t in h.dora_indicators]
     deltas = [0] * n
+    wins_row: list[dict[str, Any]] | None = None
     if res.outcome == "win":
         # a ronned riichi discard puts no stick down
         wins_in = res.wins
@@ -181,6 +189,9 @@ def replay_hand(h: LogHand, rules: RuleSet, source: str = "<log>", scores: Seque
                     st.double_riichi = False
                 else:
                     deposits[s_idx] += 1
+        if len(wins_in) >= 3 and rules.triple_ron == "head_bump" and discarder is not None:
+            first = order_from(discarder, [w.seat for w in wins_in], n)[0]
+            wins_in = tuple(w for w in wins_in if w.seat == first)
         payments = []
         win_out = []
         for w in wins_in:
@@ -198,7 +209,8 @@ def replay_hand(h: LogHand, rules: RuleSet, source: str = "<log>", scores: Seque
         else:
             deltas = win_deltas(payments, dealer=h.dealer, rules=rules, honba=h.honba, sticks=sticks)
         out["deltas"] = deltas
-        out["wins"] = win_out
+        if out["outcome"] == "win":
+            wins_row = win_out
     else:
         for s_idx, st in enumerate(seats):
             if st.riichi_pending:
@@ -222,7 +234,6 @@ def replay_hand(h: LogHand, rules: RuleSet, source: str = "<log>", scores: Seque
             nagashi = [i for i, st in enumerate(seats) if rules.has_nagashi_mangan
                        and is_nagashi(st.river, st.called_away)]
             if nagashi:
-                from controller.rules.payments import nagashi_deltas
                 deltas = nagashi_deltas(nagashi, dealer=h.dealer, rules=rules)
                 out["nagashi"] = nagashi
             else:
@@ -230,31 +241,49 @@ def replay_hand(h: LogHand, rules: RuleSet, source: str = "<log>", scores: Seque
             out["tenpai"] = tenpai
         out["deltas"] = deltas
     after = [start[i] - deposits[i] * rules.riichi_cost + deltas[i] for i in range(n)]
-    if n == 3:
+    if n == 3:  # the log's seat order has four places; the empty fourth seat stays 0 / noten
         out["deltas"] = list(out["deltas"]) + [0]
         after.append(0)
+        if "tenpai" in out:
+            out["tenpai"] = out["tenpai"] + [False]
     out["scores_after"] = after
     out["dora_indicators"] = list(h.dora_indicators)
     out["dora"] = dora_out
-    if res.outcome == "win" and out["outcome"] == "win":
-        out["wins"] = out.pop("wins")
-    elif "wins" in out and out["outcome"] != "win":
-        out.pop("wins")
+    if wins_row is not None:
+        out["wins"] = wins_row
     return out
 
 
-def _note_pao(st: _Seat, m: Meld, rules: RuleSet) -> None:
-    """Record liability (包) when a call completes the third dragon / fourth wind / fourth kan."""
-    if st.pao is not None or m.kind not in ("pon", "kan"):
-        return
+def pao_liability(melds: Sequence[Meld], rules: RuleSet) -> tuple[str, int] | None:
+    """Liability (包, pao) created by the LAST meld of ``melds`` (a pon or open kan just called):
+    the third dragon set, the fourth wind set, or (where the profile says) the fourth kan.
+    Returns (yakuman name, liable seat) or None.
+
+    >>> from controller.rules.melds import Meld
+    >>> from controller.rules.ruleset import load
+    >>> shown = [Meld("pon", ("5z",) * 3, "5z", 1), Meld("pon", ("7z",) * 3, "7z", 2)]
+    >>> pao_liability(shown + [Meld("pon", ("6z",) * 3, "6z", 3)], load("tenhou"))
+    ('daisangen', 3)
+    """
+    if not melds:
+        return None
+    m = melds[-1]
+    if m.kind not in ("pon", "kan") or m.source is None:
+        return None
     k = T.plain(m.tiles[0])
-    triplets = [T.plain(x.tiles[0]) for x in st.melds if x.kind != "chi"]
+    triplets = [T.plain(x.tiles[0]) for x in melds if x.kind != "chi"]
     if k in _DRAGONS and "daisangen" in rules.pao_yakuman and sum(1 for t in triplets if t in _DRAGONS) == 3:
-        st.pao = ("daisangen", m.source)
-    elif k in _WIND_SET and "daisuushii" in rules.pao_yakuman and sum(1 for t in triplets if t in _WIND_SET) == 4:
-        st.pao = ("daisuushii", m.source)
-    elif m.kind == "kan" and "suukantsu" in rules.pao_yakuman and sum(1 for x in st.melds if x.is_kan) == 4:
-        st.pao = ("suukantsu", m.source)
+        return ("daisangen", m.source)
+    if k in _WIND_SET and "daisuushii" in rules.pao_yakuman and sum(1 for t in triplets if t in _WIND_SET) == 4:
+        return ("daisuushii", m.source)
+    if m.kind == "kan" and "suukantsu" in rules.pao_yakuman and sum(1 for x in melds if x.is_kan) == 4:
+        return ("suukantsu", m.source)
+    return None
+
+
+def _note_pao(st: _Seat, m: Meld, rules: RuleSet) -> None:
+    if st.pao is None:
+        st.pao = pao_liability(st.melds, rules)
 
 
 def _score_one(h: LogHand, rules: RuleSet, seats: list[_Seat], seat: int, from_seat: int, last, draws_total: int,
@@ -276,6 +305,8 @@ def _score_one(h: LogHand, rules: RuleSet, seats: list[_Seat], seat: int, from_s
         elif isinstance(last, Kan) and last.seat == from_seat:
             win_tile = last.added if last.meld.kind == "kakan" else last.meld.tiles[0]
             is_chankan = True
+        elif isinstance(last, Nuki) and last.seat == from_seat:
+            win_tile = last.tile  # a north set aside may be robbed; Tenhou scores it as a plain ron
         else:
             raise LogError(f"{where}: seat {seat} declares ron from seat {from_seat}, whose last action "
                            f"was not a discard or a kan")
@@ -283,7 +314,7 @@ def _score_one(h: LogHand, rules: RuleSet, seats: list[_Seat], seat: int, from_s
     if len(concealed) != 14 - 3 * len(st.melds):
         raise LogError(f"{where}: winner seat {seat} holds {len(concealed)} tiles with {len(st.melds)} meld(s)")
     seat_wind = _WINDS[(seat - h.dealer) % n]
-    round_wind = _WINDS[(h.round // n) % 4]
+    round_wind = h.round_wind
     first_draw = is_tsumo and clean_first_turn and not st.discarded_any
     is_haitei = is_tsumo and not is_rinshan and draws_total >= live_total
     is_houtei = not is_tsumo and not is_chankan and draws_total >= live_total
@@ -304,6 +335,8 @@ def _score_one(h: LogHand, rules: RuleSet, seats: list[_Seat], seat: int, from_s
         raise LogError(f"{where}: seat {seat} declares a win but the hand "
                        f"{T.fmt(T.sorted_tiles(concealed))} + {len(st.melds)} meld(s) on {win_tile} "
                        f"does not score ({score.error})")
+    if is_chankan and last.meld.kind == "ankan" and not any(n.startswith("kokushi") for n in score.yakuman_names):
+        raise LogError(f"{where}: seat {seat} robs a closed kan without thirteen orphans (kokushi)")
     pao_seat = None
     pao_base = 0
     if st.pao is not None and st.pao[0] in score.yakuman_names and st.pao[1] != seat:

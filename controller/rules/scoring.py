@@ -41,7 +41,6 @@ class HandError:
     NOT_WINNING = "hand_not_winning"
     NO_YAKU = "no_yaku"
     TWO_HAN_MINIMUM = "two_han_minimum"      # 二翻縛: 5+ honba need 2 han without dora
-    BAD_SITUATION = "bad_situation"          # e.g. rinshan on a ron, riichi with an open hand
 
 
 _RENAME = {"daburu_riichi": "double_riichi", "daburu_open_riichi": "double_open_riichi",
@@ -165,7 +164,7 @@ def _mj_meld(m: Meld, index: dict[int, int]) -> tuple[MjMeld, list[int]]:
         k = T.to_34(t)
         n = index.get(k, 0)
         if t in T.REDS:
-            slot = 0
+            slot = 0  # every red five in a meld takes the aka index: mahjong counts each one
         else:
             slot = n + 1 if k in (4, 13, 22) else n
         index[k] = n + 1
@@ -201,7 +200,8 @@ def score_win(
 ) -> WinScore:
     """Score a complete hand. ``concealed`` holds the standing tiles including ``win_tile``.
 
-    Raises ValueError for impossible input (wrong tile count, a fifth copy, win tile not in hand).
+    Raises ValueError for impossible input (wrong tile count, a fifth copy, win tile not in hand,
+    contradictory flags such as ippatsu without riichi or rinshan on a ron).
     """
     rules = rules or load("tenhou")
     check_hand(concealed, melds, extra=1)
@@ -228,8 +228,6 @@ def _score(concealed, win_tile, melds, is_tsumo, seat_wind, round_wind, is_riich
         mm, t136 = _mj_meld(m, index)
         mj_melds.append(mm)
         all136.extend(t136)
-    for m in melds:
-        extra_red += max(0, sum(1 for t in m.tiles if t in T.REDS) - 1)
     win136 = next(t for t, src in zip(hand136, sorted(concealed, key=lambda x: 0 if x in T.REDS else 1),
                                       strict=True) if src == win_tile)
     config = HandConfig(
@@ -247,7 +245,9 @@ def _score(concealed, win_tile, melds, is_tsumo, seat_wind, round_wind, is_riich
     if result.error:
         err = result.error
         code = {HandCalculator.ERR_HAND_NOT_WINNING: HandError.NOT_WINNING,
-                HandCalculator.ERR_NO_YAKU: HandError.NO_YAKU}.get(err, HandError.BAD_SITUATION)
+                HandCalculator.ERR_NO_YAKU: HandError.NO_YAKU}.get(err)
+        if code is None:  # contradictory situation flags, e.g. ippatsu without riichi
+            raise ValueError(f"impossible situation: {err.replace('_', ' ')}")
         return WinScore(error=code)
     yaku: list[tuple[str, int]] = []
     yakuman_names = []
@@ -274,7 +274,11 @@ def _score(concealed, win_tile, melds, is_tsumo, seat_wind, round_wind, is_riich
         yaku = _add(yaku, "aka_dora", extra_red)
     if north_count and sanma and rules.north in ("nukidora", "dora", "both"):
         nd = north_count * (1 + sum(1 for t in dora_indicators if D.dora_of(t, is_sanma=True) == "4z"))
-        yaku = _add(yaku, "kita", nd)
+        yaku = _add(yaku, "dora", nd)  # north dora (抜きドラ) count as dora, as Tenhou shows them
+        if (is_riichi or is_double_riichi) and rules.has_ura_dora:
+            nu = north_count * sum(1 for t in ura_indicators if D.dora_of(t, is_sanma=True) == "4z")
+            if nu:
+                yaku = _add(yaku, "ura_dora", nu)
     names = [n for n, _ in yaku]
     if rules.has_chiitoitsu_50fu and "chiitoitsu" in names:
         yaku = [(n, 1 if n == "chiitoitsu" else h) for n, h in yaku]
@@ -283,7 +287,7 @@ def _score(concealed, win_tile, melds, is_tsumo, seat_wind, round_wind, is_riich
         raw = sum(d["fu"] for d in result.fu_details if d["reason"] != "tsumo")
         fu = max(round_fu(raw), 30 if is_open else 20)
     han = sum(h for _, h in yaku)
-    yaku_han = sum(h for n, h in yaku if n not in ("dora", "aka_dora", "ura_dora", "kita"))
+    yaku_han = sum(h for n, h in yaku if n not in ("dora", "aka_dora", "ura_dora"))
     if rules.two_han_minimum_honba and honba >= rules.two_han_minimum_honba and yaku_han < 2:
         return WinScore(han, fu, tuple(yaku), 0, 0, "", is_open, HandError.TWO_HAN_MINIMUM)
     base, limit = base_points(han, fu, rules)

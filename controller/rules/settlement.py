@@ -4,6 +4,7 @@ Result per seat in thousands of points (one decimal): ``(score - return) / 1000 
 where oka (頭名賞) goes to first place. Leftover riichi sticks go to first place before the
 formula. After rounding, first place absorbs any difference so the sum is zero.
 
+>>> from controller.rules.ruleset import load
 >>> rs = load("seed002")
 >>> settle([54300, 29000, 19700, -3000], rules=rs)
 [52.3, 3.0, -14.3, -41.0]
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from controller.rules.ruleset import RuleSet, load
+from controller.rules.ruleset import RuleSet
 
 
 def ranking(scores: Sequence[int], *, first_dealer: int = 0) -> list[int]:

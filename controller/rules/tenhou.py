@@ -134,10 +134,21 @@ class LogHand:
     events: list[Event]
     result: Result
     players: int = 4
+    rounds_per_wind: int = 4  # Tenhou numbers sanma rounds E1=0..E3=2, S1=4 (4); some tools use 3
 
     @property
     def dealer(self) -> int:
-        return self.round % self.players
+        return self.round % self.rounds_per_wind
+
+    @property
+    def round_wind(self) -> str:
+        """``1z`` east .. ``4z`` north."""
+        return f"{(self.round // self.rounds_per_wind) % 4 + 1}z"
+
+    @property
+    def round_label(self) -> str:
+        """``E1``, ``S3``, ..."""
+        return f"{'ESWN'[(self.round // self.rounds_per_wind) % 4]}{self.round % self.rounds_per_wind + 1}"
 
 
 @dataclass
@@ -185,10 +196,12 @@ def _source(letter: str, pos: int, seat: int, players: int, where: str, text: st
         offsets = {0: -1, 2: -2, 6: 1}
     if pos not in offsets:
         raise LogError(f"{where}: call {text!r} has its marker at an impossible place")
-    off = offsets[pos]
-    if players == 3 and off == -2:
-        raise LogError(f"{where}: call {text!r} takes from across, which sanma has no seat for")
-    return (seat + off) % players if players == 4 else (seat + (off if off != -1 else 2)) % 3
+    # Tenhou places sanma's seats 0, 1, 2 on a four-seat table with seat 3 empty, and writes the
+    # source of a call in those four-seat terms (seat 0 takes from seat 2 "across").
+    src = (seat + offsets[pos]) % 4
+    if src >= players:
+        raise LogError(f"{where}: call {text!r} takes from the empty fourth seat")
+    return src
 
 
 _CALLS: dict[tuple[str, int, int], tuple[str, Meld, str | None]] = {}
@@ -265,37 +278,68 @@ def _timeline(hand_raw: list, players: int, dealer: int, where: str) -> list[Eve
     """
     draws = [list(hand_raw[5 + 3 * s]) for s in range(players)]
     discs = [list(hand_raw[6 + 3 * s]) for s in range(players)]
+    ctx = _Ctx(draws, discs, players, where)
     events: list[Event] = []
     try:
-        _run(draws, discs, players, where, events, [0] * players, [0] * players, dealer, True, False, None)
+        _run(ctx, events, [0] * players, [0] * players, dealer, True, False, None)
     except _Dead as dead:
         raise LogError(str(dead)) from None
     return events
 
 
-def _run(draws, discs, players, where, events, di, ci, seat, need_draw, rinshan, last_draw) -> None:
+class _Ctx:
+    """The lists of one hand and what the interleaving loop looks up on every step."""
+
+    __slots__ = ("draws", "discs", "players", "where", "nd", "nc", "is_call", "others")
+
+    def __init__(self, draws: list, discs: list, players: int, where: str) -> None:
+        self.draws, self.discs, self.players, self.where = draws, discs, players, where
+        self.nd = [len(d) for d in draws]
+        self.nc = [len(d) for d in discs]
+        self.is_call = [[type(x) is str for x in d] for d in draws]
+        self.others = [[(s + k) % players for k in range(1, players)] for s in range(players)]
+
+
+def _run(ctx: _Ctx, events: list, di: list[int], ci: list[int], seat: int, need_draw: bool, rinshan: bool,
+         last_draw: str | None) -> None:
+    draws, discs, players, where = ctx.draws, ctx.discs, ctx.players, ctx.where
+    nd, nc, is_call, others = ctx.nd, ctx.nc, ctx.is_call, ctx.others
+    get = _TILE.get
+    append = events.append
     for _guard in range(1000):
         if need_draw:
-            if di[seat] >= len(draws[seat]):
+            i = di[seat]
+            if i >= nd[seat]:
                 break
-            item = draws[seat][di[seat]]
-            if type(item) is not int:
-                raise _Dead(f"{where}: seat {seat} draw #{di[seat]} is {item!r} where a drawn tile belongs")
-            di[seat] += 1
-            last_draw = _TILE.get(item) or _tile(item, f"{where}: seat {seat} draw #{di[seat] - 1}")
-            events.append(Draw(seat, last_draw, rinshan))
+            item = draws[seat][i]
+            last_draw = get(item) if type(item) is int else None
+            if last_draw is None:
+                if is_call[seat][i]:
+                    raise _Dead(f"{where}: seat {seat} draw #{i} is {item!r} where a drawn tile belongs")
+                _tile(item, f"{where}: seat {seat} draw #{i}")
+            di[seat] = i + 1
+            append(Draw(seat, last_draw, rinshan))
             rinshan = False
-        if ci[seat] >= len(discs[seat]):
+        j = ci[seat]
+        if j >= nc[seat]:
             break
-        item = discs[seat][ci[seat]]
-        ci[seat] += 1
-        if type(item) is int and item != 60 and item in _TILE:
-            events.append(Discard(seat, _TILE[item], False, False))
-            item = None
-        w = f"{where}: seat {seat} discard #{ci[seat] - 1}" if item is not None else where
-        if item is None:
-            pass
-        elif isinstance(item, str):
+        item = discs[seat][j]
+        ci[seat] = j + 1
+        tile = get(item) if type(item) is int else None
+        if tile is not None:
+            append(Discard(seat, tile, False, False))
+        elif item == 60 and type(item) is int:
+            if last_draw is None:
+                raise _Dead(f"{where}: seat {seat} discard #{j}: tsumogiri (60) right after a call, "
+                            f"with no drawn tile")
+            tile = last_draw
+            append(Discard(seat, tile, True, False))
+        else:
+            w = f"{where}: seat {seat} discard #{j}"
+            if not isinstance(item, str):
+                if item == 0 and type(item) is int:
+                    raise _Dead(f"{w}: placeholder 0 where no open kan was made")
+                _tile(item, w)
             if item.startswith("r"):
                 body = item[1:]
                 if not body.isdigit():
@@ -304,47 +348,40 @@ def _run(draws, discs, players, where, events, di, ci, seat, need_draw, rinshan,
                 if code == 60:
                     if last_draw is None:
                         raise _Dead(f"{w}: tsumogiri riichi without a drawn tile")
-                    events.append(Discard(seat, last_draw, True, True))
+                    tile = last_draw
+                    append(Discard(seat, tile, True, True))
                 else:
-                    events.append(Discard(seat, _tile(code, w), False, True))
+                    tile = _tile(code, w)
+                    append(Discard(seat, tile, False, True))
             elif item.startswith("f"):
-                events.append(Nuki(seat, _tile(int(item[1:]) if item[1:].isdigit() else -1, w)))
+                append(Nuki(seat, _tile(int(item[1:]) if item[1:].isdigit() else -1, w)))
                 need_draw, rinshan = True, True
                 continue
             else:
                 letter, meld, added = _meld_from_call(item, seat, players, w)
                 if letter not in ("a", "k"):
                     raise LogError(f"{w}: call {item!r} cannot be made in place of a discard")
-                events.append(Kan(seat, meld, added))
+                append(Kan(seat, meld, added))
                 need_draw, rinshan = True, True
                 continue
-        elif item == 60:
-            if last_draw is None:
-                raise _Dead(f"{w}: tsumogiri (60) right after a call, with no drawn tile")
-            events.append(Discard(seat, last_draw, True, False))
-        elif item == 0:
-            raise _Dead(f"{w}: placeholder 0 where no open kan was made")
-        else:
-            events.append(Discard(seat, _tile(item, w), False, False))
-        discarded = events[-1].tile
         last_draw = None
         # who takes it: pon / open kan (any seat) before chi (next seat)
-        taker = None
-        for q in range(players):
-            if q != seat and di[q] < len(draws[q]) and type(draws[q][di[q]]) is str:
+        for q in others[seat]:
+            i = di[q]
+            if i < nd[q] and is_call[q][i]:
                 break
         else:
             seat = (seat + 1) % players
             need_draw = True
             continue
+        taker = None
         for prio in ("pm", "c"):
-            for k in range(1, players):
-                q = (seat + k) % players
-                if di[q] >= len(draws[q]) or not isinstance(draws[q][di[q]], str):
+            for q in others[seat]:
+                i = di[q]
+                if i >= nd[q] or not is_call[q][i]:
                     continue
-                text = draws[q][di[q]]
-                letter, meld, _ = _meld_from_call(text, q, players, f"{where}: seat {q} draw #{di[q]}")
-                if letter in prio and meld.called == discarded and meld.source == seat:
+                letter, meld, _ = _meld_from_call(draws[q][i], q, players, f"{where}: seat {q} draw #{i}")
+                if letter in prio and meld.called == tile and meld.source == seat:
                     taker = (q, letter, meld)
                     break
             if taker:
@@ -354,20 +391,20 @@ def _run(draws, discs, players, where, events, di, ci, seat, need_draw, rinshan,
             mark = len(events)
             di2, ci2 = list(di), list(ci)
             di2[q] += 1
-            events.append(Call(q, meld))
+            append(Call(q, meld))
             try:
                 if letter == "m":
-                    if ci2[q] >= len(discs[q]) or discs[q][ci2[q]] != 0:
+                    if ci2[q] >= nc[q] or discs[q][ci2[q]] != 0:
                         raise _Dead(f"{where}: seat {q} open kan {meld.notation()} is not followed by the 0 slot")
                     ci2[q] += 1
-                    _run(draws, discs, players, where, events, di2, ci2, q, True, True, None)
+                    _run(ctx, events, di2, ci2, q, True, True, None)
                 else:
-                    _run(draws, discs, players, where, events, di2, ci2, q, False, False, None)
+                    _run(ctx, events, di2, ci2, q, False, False, None)
                 return
             except _Dead as first:
                 del events[mark:]
                 try:
-                    _run(draws, discs, players, where, events, di, ci, (seat + 1) % players, True, False, None)
+                    _run(ctx, events, di, ci, (seat + 1) % players, True, False, None)
                     return
                 except _Dead:
                     del events[mark:]
@@ -377,14 +414,14 @@ def _run(draws, discs, players, where, events, di, ci, seat, need_draw, rinshan,
     else:
         raise _Dead(f"{where}: the hand does not end")
     for s in range(players):
-        nd, nc = len(draws[s]) - di[s], len(discs[s]) - ci[s]
-        if nd > 0 or nc > 0:
-            item = draws[s][di[s]] if nd > 0 else discs[s][ci[s]]
-            raise _Dead(f"{where}: seat {s} has {nd} draw(s) and {nc} discard(s) that never happen "
+        left_d, left_c = nd[s] - di[s], nc[s] - ci[s]
+        if left_d > 0 or left_c > 0:
+            item = draws[s][di[s]] if left_d > 0 else discs[s][ci[s]]
+            raise _Dead(f"{where}: seat {s} has {left_d} draw(s) and {left_c} discard(s) that never happen "
                         f"(next {item!r}: a call with no matching discard?)")
 
 
-def parse_hand(raw: Any, index: int, players: int = 4, source: str = "<log>") -> LogHand:
+def parse_hand(raw: Any, index: int, players: int = 4, source: str = "<log>", rounds_per_wind: int = 4) -> LogHand:
     where = f"{source}: hand {index}"
     if not isinstance(raw, list) or len(raw) != 17:
         raise LogError(f"{where}: expected 17 entries (header, scores, dora, ura, 4 x 3 lists, result), "
@@ -408,15 +445,21 @@ def parse_hand(raw: Any, index: int, players: int = 4, source: str = "<log>") ->
             if not isinstance(raw[4 + 3 * s + k], list):
                 raise LogError(f"{where}: seat {s} list {k} is not a list")
         if s < players:
-            hp = [_tile(c, f"{where}: seat {s} haipai") for c in raw[4 + 3 * s]]
+            raw_hp = raw[4 + 3 * s]
+            hp = [_TILE.get(c) if type(c) is int else None for c in raw_hp]
+            if None in hp:
+                _tile(raw_hp[hp.index(None)], f"{where}: seat {s} haipai")
             if len(hp) != 13:
                 raise LogError(f"{where}: seat {s} starts with {len(hp)} tiles, expected 13")
             haipai.append(hp)
     result = _parse_result(raw[16], where)
     round_, honba, sticks = head
-    dealer = round_ % players
+    per_wind = 4 if players == 4 else rounds_per_wind
+    dealer = round_ % per_wind
+    if dealer >= players:
+        raise LogError(f"{where}: round {round_} has no dealer among {players} players")
     events = _timeline(raw, players, dealer, where)
-    return LogHand(index, round_, honba, sticks, tuple(scores), dora, ura, haipai, events, result, players)
+    return LogHand(index, round_, honba, sticks, tuple(scores), dora, ura, haipai, events, result, players, per_wind)
 
 
 def parse_log(data: Any, source: str = "<log>") -> LogGame:
@@ -432,7 +475,11 @@ def parse_log(data: Any, source: str = "<log>") -> LogGame:
     first = hands_raw[0]
     if "三" in disp or (isinstance(first, list) and len(first) == 17 and first[13] == [] and first[14] == []):
         players = 3
-    hands = [parse_hand(h, i, players, source) for i, h in enumerate(hands_raw)]
+    per_wind = 4
+    if players == 3 and any(isinstance(h, list) and h and isinstance(h[0], list) and h[0] and type(h[0][0]) is int
+                            and h[0][0] % 4 == 3 for h in hands_raw):
+        per_wind = 3  # a log numbering sanma rounds 0, 1, 2, 3 = S1, ...
+    hands = [parse_hand(h, i, players, source, per_wind) for i, h in enumerate(hands_raw)]
     names = data.get("name") if isinstance(data.get("name"), list) else []
     return LogGame(hands, rule, [str(n) for n in names], players, source)
 

@@ -14,8 +14,9 @@ import argparse
 import signal
 import sys
 
-from hardware.sim.mcu import SimProcess, TableModel, setup_logging
+from hardware.sim.mcu import TableModel
 from hardware.sim.mcu_faults import LineFaultRates
+from hardware.sim.mcu_shell import SimProcess, setup_logging
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:

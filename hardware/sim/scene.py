@@ -48,8 +48,8 @@ class MeldShape:
 class TableState:
     """What lies on the table. Seats are table positions 0..3 (counter-clockwise from the bottom).
 
-    ``walls``: wall -> tiles per stack (2/1/0), stack 0 at the owner's right end;
-    ``indicators``: (wall, stack) -> the face-up tile on top of that slot;
+    ``walls``: wall -> tiles per stack (2/1/0), list index 0 is stack 1 at the owner's right end;
+    ``indicators``: (wall, stack 1-based) -> the face-up tile on top of that slot;
     ``rivers``: seat -> [(tile, is_sideways)] in discard order; ``melds``: seat -> [MeldShape]
     from the right end leftwards; ``standing``: seat -> concealed tiles standing (backs to the
     camera); ``revealed``: seat -> tiles laid face up; ``flowers``: seat -> tiles set aside;
@@ -159,7 +159,7 @@ class SceneRenderer:
         T = self.profile.tile.thickness_mm
         out: list[_Box] = []
         for wall, counts in state.walls.items():
-            for stack, n in enumerate(counts):
+            for stack, n in enumerate(counts, start=1):
                 if n <= 0:
                     continue
                 rect = lay.wall_slot(wall, stack).rect

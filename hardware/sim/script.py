@@ -328,7 +328,7 @@ def _finish(hb: _Hand, lh: TH.LogHand, lay: WL.WallLayout, tiles: dict, shown: i
                 hb.add({"op": "reveal", "seat": w.seat, "tiles": list(p.hand), "win_tile": p.last_draw})
                 continue
             if isinstance(last, TH.Kan):
-                ron = last.added
+                ron = last.added if last.meld.kind == "kakan" else last.meld.tiles[0]   # robbing a kan
             elif isinstance(last, TH.Discard):
                 ron = last.tile
             else:
@@ -347,6 +347,9 @@ def _finish(hb: _Hand, lh: TH.LogHand, lay: WL.WallLayout, tiles: dict, shown: i
         seat = last.seat if last is not None else lh.dealer
         hb.add({"op": "press", "seat": seat, "action": "draw"})
         hb.add({"op": "reveal", "seat": seat, "tiles": list(hb.players[seat].hand), "win_tile": None})
+    elif result.kind == "triple_ron" and isinstance(last, TH.Discard):
+        for k in (1, 2, 3):
+            hb.add({"op": "press", "seat": (last.seat + k) % 4, "action": "ron"})
     elif result.kind == "four_riichi":
         for p in hb.players:
             hb.add({"op": "reveal", "seat": p.seat, "tiles": list(p.hand), "win_tile": None})
@@ -383,9 +386,15 @@ def _revealers(lh: TH.LogHand) -> set[int]:
 
 
 def _untouched_slot(hand: HandScript, seat: int | None, where: str, rule: str) -> WL.WallSlot:
-    """A wall slot no one takes, flips or moves in this hand (lower layers first), in ``seat``'s wall."""
+    """A wall slot no one takes, flips or moves in this hand (lower layers first), in ``seat``'s wall.
+
+    A tile's back is seen while it stands, so for ``other_back`` any slot will do when all are used.
+    """
     touched = {(a["wall"], a["stack"], a["layer"]) for a in hand.actions if a["op"] in ("take", "flip")}
     moved = {(a["wall"], a["stack"]) for a in hand.actions if a["op"] == "refill"}
+    if rule == "other_back" and seat is not None and all((seat, k, layer) in touched or (seat, k) in moved
+                                                          for k in range(1, 18) for layer in (WL.LOWER, WL.UPPER)):
+        return WL.WallSlot(seat, 17, WL.UPPER)
     seats = [seat] if seat is not None else [0, 1, 2, 3]
     for layer in (WL.LOWER, WL.UPPER):
         for s in seats:

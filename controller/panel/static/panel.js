@@ -77,8 +77,9 @@ const JantakuPanel = (() => {
 
   function renderSeats(state) {
     const players = state.players || [];
-    const tenpai = state.tenpai || (state.last_result && state.last_result.tenpai) || null;
-    const showTenpai = state.last_result && state.last_result.outcome === "exhaustive_draw" && tenpai;
+    const shown = state.pending_result || state.last_result;
+    const tenpai = (shown && shown.tenpai) || null;
+    const showTenpai = shown && shown.outcome === "exhaustive_draw" && tenpai;
     (state.seats || []).forEach((seat, i) => {
       const box = document.querySelector(`.seat[data-seat="${i}"]`);
       if (!box) return;
@@ -88,24 +89,28 @@ const JantakuPanel = (() => {
       if (seat.riichi) badges.append(el("span", { class: "badge-riichi" }, "riichi"));
       if (showTenpai) badges.append(tenpai[i] ? el("span", { class: "badge-tenpai" }, "tenpai")
                                               : el("span", { class: "badge-noten" }, "noten"));
+      const river = el("div", { class: "river tiles" }, ...(seat.river || []).map(tileImg));
+      const melds = el("div", { class: "melds tiles" }, ...(seat.melds || []).map((m) =>
+        el("span", { class: "meld" }, ...m.tiles.map(tileImg))));
       box.replaceChildren(
         el("div", { class: "wind" }, WIND_NAMES[seat.wind] || seat.wind),
-        el("div", { class: "name" }, players[i] || `seat ${i + 1}`),
+        el("div", { class: "name" }, seat.name || players[i] || `seat ${i + 1}`),
         el("div", { class: "score", id: `score-${i}` }, Number(seat.score).toLocaleString("en-US")),
-        badges,
+        badges, melds, river,
       );
     });
   }
 
   function renderResult(state) {
     const box = document.getElementById("result");
-    const r = state.last_result;
+    const r = state.pending_result || state.last_result;
     if (!r) { box.hidden = true; return; }
     box.hidden = false;
-    const players = state.players || [];
-    const who = (i) => players[i] || `seat ${i + 1}`;
+    box.dataset.pending = state.pending_result ? "true" : "false";
+    const who = (i) => (state.seats && state.seats[i] && state.seats[i].name) || `seat ${i + 1}`;
     const head = r.outcome === "win" ? "Win" : r.outcome === "exhaustive_draw" ? "Exhaustive draw" : "Abortive draw";
-    const parts = [el("h2", {}, `${head} — ${roundName(r.round)}, hand ${Number(r.hand) + 1}`)];
+    const parts = [el("h2", {}, `${head} — ${roundName(r.round)}, hand ${Number(r.hand) + 1}`
+      + (state.pending_result ? " (to confirm)" : ""))];
     for (const w of r.wins || []) {
       const how = w.from === w.seat ? "tsumo" : `ron from ${who(w.from)}`;
       const limit = w.yakuman ? `${w.yakuman}× yakuman` : `${w.han} han ${w.fu} fu`;

@@ -46,3 +46,20 @@ def test_dora_wraps_within_its_group(ind):
 def test_flower_is_not_an_indicator():
     with pytest.raises(T.TileError):
         dora_of("1f")
+
+
+def test_s002_l77_dora_stack_is_8_han():
+    from controller.rules.dora import dora_han
+
+    got = dora_han(["5p", "0p", "0p"], ["4p"], ["4p"], is_riichi=True)
+    assert got["dora"] + got["ura_dora"] + got["aka_dora"] == 8
+    assert dora_han(["5p"], ["4p"], ["4p"], is_riichi=False)["ura_dora"] == 0
+
+
+def test_kan_dora_timing_per_profile():
+    from controller.rules.dora import kan_dora_timing
+
+    assert [kan_dora_timing(k) for k in ("ankan", "kan", "kakan")] == ["now", "after_discard", "after_discard"]
+    assert {kan_dora_timing(k, "immediate") for k in ("ankan", "kan", "kakan")} == {"now"}
+    with pytest.raises(ValueError):
+        kan_dora_timing("pon")

@@ -1,6 +1,5 @@
 import dataclasses
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -88,3 +87,32 @@ def test_payments_balance_with_the_sticks(han, fu, winner, dealer, honba, sticks
 def test_points_never_drop_as_han_rises(h1, h2):
     lo, hi = sorted((h1, h2))
     assert base_points(lo, 30, TENHOU)[0] <= base_points(hi, 30, TENHOU)[0]
+
+
+def test_pao_liability_rulings_examples():
+    from controller.rules.melds import Meld
+    from controller.rules.replay import pao_liability
+
+    dragons = [Meld("pon", ("5z",) * 3, "5z", 0), Meld("kan", ("7z",) * 4, "7z", 2)]
+    assert pao_liability(dragons + [Meld("pon", ("6z",) * 3, "6z", 3)], TENHOU) == ("daisangen", 3)
+    winds = [Meld("pon", (w,) * 3, w, 1) for w in ("1z", "2z", "3z")]
+    assert pao_liability(winds + [Meld("pon", ("4z",) * 3, "4z", 2)], TENHOU) == ("daisuushii", 2)
+    assert pao_liability(winds, TENHOU) is None
+    kans = [Meld("ankan", ("1m",) * 4), Meld("ankan", ("2m",) * 4), Meld("kan", ("3m",) * 4, "3m", 0)]
+    fourth = kans + [Meld("kan", ("4m",) * 4, "4m", 1)]
+    assert pao_liability(fourth, TENHOU) is None
+    assert pao_liability(fourth, load("seed002")) == ("suukantsu", 1)
+
+
+@given(st.integers(0, 3), st.lists(st.sampled_from([1000, 2000, 3000, 8000, 16000]), min_size=1, max_size=3),
+       st.integers(0, 5), st.integers(0, 4), st.integers(0, 3), st.booleans())
+def test_multiple_rons_with_pao_balance_with_the_sticks(discarder, bases, honba, sticks, dealer, head_bump):
+    rules = dataclasses.replace(TENHOU, double_ron="head_bump" if head_bump else "all")
+    winners = [(discarder + 1 + i) % 4 for i in range(len(bases))]
+    wins = [WinPayment(w, b, discarder, pao_seat=(w + 1) % 4 if b >= 8000 and (w + 1) % 4 != w else None,
+                       pao_base=b if b >= 8000 else 0) for w, b in zip(winners, bases, strict=True)]
+    d = win_deltas(wins, dealer=dealer, rules=rules, honba=honba, sticks=sticks)
+    assert sum(d) == sticks * 1000
+    assert all(x % 100 == 0 for x in d)
+    first = winners[0]
+    assert d[first] >= sticks * 1000

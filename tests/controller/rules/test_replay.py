@@ -118,6 +118,36 @@ def test_kokushi_robs_a_closed_kan():
     assert out["wins"][0]["yakuman"] == 1 and out["wins"][0]["yaku"][0][0] == "kokushi"
 
 
+def test_only_kokushi_may_rob_a_closed_kan():
+    data = _hand_raw("kokushi_closed_kan")
+    data["log"][0][7] = [12, 13, 15, 16, 17, 18, 18, 23, 24, 25, 32, 32, 32]  # 23m waits on 1m too
+    data["log"][0][16] = ["和了", [0, 0, 0, 0], [1, 0, 1]]
+    with pytest.raises(tenhou.LogError, match="robs a closed kan"):
+        replay_game(tenhou.parse_log(data, "bad.json"))
+
+
+def test_sanma_north_set_aside_and_rinshan_win():
+    game = _own("sanma_nuki_rinshan")
+    assert game.players == 3
+    out = replay_game(game)[0]
+    # ittsu 2 + tsumo 1 + rinshan 1 + one north 1 = mangan; Tenhou's sanma has tsumo loss: 4000 from each
+    assert dict(map(tuple, out["wins"][0]["yaku"])) == {"tsumo": 1, "rinshan": 1, "ittsu": 2, "dora": 1}
+    assert out["deltas"] == [8000, -4000, -4000, 0]
+    no_loss = replay_game(game, load("sanma"))[0]
+    assert no_loss["deltas"] == [12000, -6000, -6000, 0]  # seed 002 sanma: the north share split
+
+
+def test_sanma_ron_on_a_north_and_a_pon_from_across():
+    out = replay_game(_own("sanma_ron_on_north_and_pon"))
+    # robbing the north is a plain ron (no chankan): chiitoitsu 25 fu 2 han, dealer: 2400
+    assert out[0]["wins"][0]["yaku"] == [["chiitoitsu", 2]]
+    assert out[0]["deltas"] == [2400, 0, -2400, 0]
+    # seat 0 pons haku from seat 2 (written "across"); haku 30 fu dealer tsumo 500 all + 100 honba each
+    assert out[1]["wins"][0]["yaku"] == [["haku", 1]]
+    assert out[1]["deltas"] == [1200, -600, -600, 0]
+    assert out[1]["scores_after"] == [38600, 34400, 32000, 0]
+
+
 def test_triple_ron_aborts_under_tenhou_and_pays_all_when_the_profile_says_so():
     game = _own("triple_ron")
     assert replay_game(game)[0]["outcome"] == "abortive_draw"
@@ -128,6 +158,8 @@ def test_triple_ron_aborts_under_tenhou_and_pays_all_when_the_profile_says_so():
     assert out["deltas"] == [-4900, 2600, 1300, 2000]
     assert [w["points"] for w in out["wins"]] == [1300, 1300, 2000]
     assert out["scores_after"] == [19100, 27600, 26300, 27000]
+    bump = replay_game(game, dataclasses.replace(rules_for_log(game), triple_ron="head_bump"))[0]
+    assert [w["seat"] for w in bump["wins"]] == [1] and bump["deltas"] == [-1600, 2600, 0, 0]
 
 
 def test_rules_from_the_log():
@@ -174,3 +206,62 @@ def test_a_call_with_no_matching_discard():
     data["log"][0][6] = [19]  # the dealer throws 9m, so seat 1's pon of haku never finds its tile
     with pytest.raises(tenhou.LogError, match="'p454545'"):
         replay_game(tenhou.parse_log(data, "bad.json"))
+
+
+GAMES_WITH_SC = [p for p in SAMPLES if "sc" in json.loads(p.read_text())]
+
+
+@pytest.mark.parametrize("path", GAMES_WITH_SC, ids=[p.stem for p in GAMES_WITH_SC])
+def test_final_scores_and_settlement_match_tenhou(path):
+    from controller.rules.settlement import settle
+
+    data = json.loads(path.read_text())
+    game = tenhou.parse_log(data, path.name)
+    out = replay_game(game)
+    final = out[-1]["scores_after"]
+    sc = data["sc"]
+    assert final == sc[0::2] or sum(final) < 100000
+    leftover = (100000 - sum(final)) // 1000
+    # Tenhou kept whole points until about 2020, tenths since (rounding off)
+    mode = "none" if any(isinstance(x, float) for x in sc[1::2]) else "round_half_up"
+    rules = dataclasses.replace(rules_for_log(game), rounding=mode)
+    assert settle(final, rules=rules, sticks=leftover) == [float(x) for x in sc[1::2]]
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.stem for p in SAMPLES])
+def test_game_flow_reproduces_the_next_hand_header(path):
+    """Dealer rotation, honba and the stick pool of flow.GameScore against Tenhou's own headers."""
+    from controller.rules.flow import GameScore
+
+    game = tenhou.parse_log(json.loads(path.read_text()), path.name)
+    rules = rules_for_log(game)
+    out = replay_game(game, rules)
+    for h, nxt, row in zip(game.hands, game.hands[1:], out, strict=False):
+        g = GameScore(tuple(h.scores), round=h.round, honba=h.honba, sticks=h.sticks)
+        for seat in range(4):
+            for _ in range((h.scores[seat] + row["deltas"][seat] - row["scores_after"][seat]) // 1000):
+                g = g.riichi(seat, dataclasses.replace(rules, has_tobi=False))
+        winners = tuple(w["seat"] for w in row.get("wins", []))
+        dealer_tenpai = bool(row.get("tenpai", [False] * 4)[h.dealer])
+        g = g.finish_hand(row["outcome"], row["deltas"], rules, winners=winners, dealer_tenpai=dealer_tenpai)
+        assert (g.round, g.honba, g.sticks, list(g.scores)) == (nxt.round, nxt.honba, nxt.sticks, list(nxt.scores))
+        assert not g.is_over
+
+
+@pytest.mark.parametrize("path", GAMES_WITH_SC, ids=[p.stem for p in GAMES_WITH_SC])
+def test_the_game_ends_where_tenhou_ended_it(path):
+    from controller.rules.flow import GameScore
+
+    data = json.loads(path.read_text())
+    game = tenhou.parse_log(data, path.name)
+    rules = rules_for_log(game)
+    if "東" in data["rule"].get("disp", ""):
+        rules = dataclasses.replace(rules, game_length="east")
+    h, row = game.hands[-1], replay_game(game, rules)[-1]
+    g = GameScore(tuple(h.scores), round=h.round, honba=h.honba, sticks=h.sticks)
+    deposits = [(h.scores[s] + row["deltas"][s] - row["scores_after"][s]) // 1000 for s in range(4)]
+    g = dataclasses.replace(g, scores=tuple(x - 1000 * d for x, d in zip(g.scores, deposits, strict=True)),
+                            sticks=g.sticks + sum(deposits))
+    g = g.finish_hand(row["outcome"], row["deltas"], rules, winners=tuple(w["seat"] for w in row.get("wins", [])),
+                      dealer_tenpai=bool(row.get("tenpai", [False] * 4)[h.dealer]))
+    assert g.is_over, (g.round_name, g.scores)

@@ -26,6 +26,8 @@ def test_score_with_melds(capsys):
     ["123m456p789s11z22z", "--win", "8z"],           # unknown tile
     ["123m456p789s11z2x", "--win", "2z"],
     ["123m456p789s11z22z", "--win", "2z", "--rules", "nope"],
+    ["123m456p789s11z22z", "--win", "2z", "--rules", "hk"],
+    ["123m456p789s11z22z", "--win", "2z", "--ippatsu"],      # ippatsu without riichi
     ["123m456p789s11z22z", "--win", "2z", "--meld", "pon:123m"],
     ["123m456p789s11z22z"],                          # --win missing: argparse error
 ])

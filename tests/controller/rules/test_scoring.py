@@ -1,7 +1,10 @@
 import dataclasses
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from controller.rules import tiles as T
 from controller.rules.ruleset import load
 from controller.rules.scoring import HandError, base_points, round_fu
 from tests.controller.rules.helpers import hand
@@ -95,3 +98,27 @@ def test_impossible_input_raises():
         hand("11111m2345678p9p", win="9p")
     with pytest.raises(ValueError, match="tiles"):
         hand("1112345678999m12p", win="2p")
+
+
+def test_contradictory_situations_are_impossible_input():
+    with pytest.raises(ValueError, match="ippatsu"):
+        hand("123m456p789s22233z", win="3z", is_ippatsu=True)
+    with pytest.raises(ValueError, match="rinshan"):
+        hand("123m456p789s22233z", win="3z", is_rinshan=True)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.randoms())
+def test_tile_order_does_not_change_the_score(rnd):
+    tiles = T.parse("22334455m0p5p678s")
+    rnd.shuffle(tiles)
+    a = hand("".join(tiles), win="8s", is_riichi=True, seat_wind="3z", dora_indicators=["1m"])
+    b = hand("22334455m0p5p678s", win="8s", is_riichi=True, seat_wind="3z", dora_indicators=["1m"])
+    assert (a.han, a.fu, sorted(a.yaku), a.base) == (b.han, b.fu, sorted(b.yaku), b.base)
+
+
+def test_every_red_five_counts_in_hand_and_in_melds():
+    rules = dataclasses.replace(TENHOU, red_fives=(2, 2, 2))
+    s = hand("0m0m5m11s", win="1s", melds=("pon:0p0p5p", "chi:0s46s", "pon:555z"), seat_wind="2z", rules=rules,
+             is_tsumo=True)
+    assert dict(s.yaku) == {"haku": 1, "aka_dora": 5}

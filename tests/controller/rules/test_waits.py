@@ -88,3 +88,26 @@ def test_tile_order_does_not_matter(h, rnd):
     shuffled = list(h)
     rnd.shuffle(shuffled)
     assert waits(h) == waits(shuffled)
+
+
+@st.composite
+def hands_with_a_meld(draw):
+    suit = draw(st.sampled_from("mps"))
+    counts = draw(st.lists(st.integers(0, 3), min_size=9, max_size=9).filter(lambda c: sum(c) >= 10))
+    tiles = [f"{i + 1}{suit}" for i, c in enumerate(counts) for _ in range(c)]
+    order = draw(st.permutations(tiles))
+    meld = draw(st.sampled_from(["pon:777z", "chi:312p", "ankan:1111z"]))
+    return list(order[:10]), [parse_meld(meld)]
+
+
+@settings(max_examples=80, deadline=None)
+@given(hands_with_a_meld())
+def test_waits_with_melds_complete_the_hand(case):
+    h, melds = case
+    got = set(waits(h, melds))
+    for k in T.KINDS_34:
+        held = T.counts_34(h)[T.to_34(k)] + sum(1 for m in melds for t in m.tiles if T.plain(t) == k)
+        if held >= 4:
+            assert k not in got
+            continue
+        assert is_complete(h + [k], melds) == (k in got), (T.fmt(h), k)

@@ -329,3 +329,43 @@ def test_deal_flowers_are_replaced_dealer_first_and_again_when_a_flower_comes():
     assert hands[1][-1] == "5m" and hands[2][-1] == "6m"
     assert w0.live_remaining == 144 - 14 - 53  # counted after the deal it is about to make
     assert w.live_remaining == w0.live_remaining - 3  # each replacement moved a live tile to the tail
+
+
+def _all_rolls(method):
+    """One roll sequence for every distinct outcome of a method (the layout depends on totals,
+    and on the smaller die for ``smaller_die``)."""
+    pairs = [(a, b) for a in range(1, 7) for b in range(a, 7)]
+    if method == "smaller_die":
+        return [[p] for p in pairs]
+    by_total = {a + b: (a, b) for a, b in pairs}
+    if method == "hk_three_then_two":
+        threes = {a + b + c: (a, b, c) for a in range(1, 7) for b in range(1, 7) for c in range(1, 7)}
+        return [[t, p] for t in threes.values() for p in by_total.values()]
+    if method == "two_rolls_summed":
+        return [[p, q] for p in by_total.values() for q in by_total.values()]
+    return [[p] for p in by_total.values()]
+
+
+@pytest.mark.parametrize("name", PROFILES)
+def test_every_roll_and_dealer_conserves_the_set_and_keeps_indicators_dead(name):
+    p = proc(name)
+    for dealer in range(p.walls):
+        for rolls in _all_rolls(p.break_method):
+            lay = plan(p, dealer, rolls)
+            dead = {WallSlot(s, k, x) for s, k in lay.dead_stacks for x in (UPPER, LOWER)}
+            dealt = [s for h in lay.hand_slots for s in h]
+            live = lay.draw_slots[:len(lay.draw_slots) - len(lay.released_slots)]
+            assert len(dealt) + len(live) + len(dead) == p.n_tiles
+            assert len(set(dealt) | set(live) | dead) == p.n_tiles
+            assert set(lay.indicator_slots) <= dead and set(lay.replacement_slots) <= dead
+            # the indicator is the upper tile of the stack next to the replacement stacks
+            if p.has_dora_indicator:
+                far = lay.dead_stacks[-(p.replacement_stacks + 1)]
+                assert lay.indicator_slots[0] == WallSlot(*far, UPPER)
+            w = WallState(lay)
+            w.deal()
+            n = w.live_remaining
+            for _ in range(n):
+                w.draw()
+            assert w.is_exhausted
+            assert len(dealt) + (1 if p.dealing == "jump" else 0) + n + w.dead_wall_remaining == p.n_tiles

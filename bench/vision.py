@@ -1,0 +1,199 @@
+"""Vision benchmark: full-table reads of rendered 1280x720 frames, ours against a peer.
+
+    python bench/vision.py [--quick]
+
+Renders tables in mid-hand (random rivers with riichi tiles, melds, an indicator, taken
+stacks; seeds fixed) from several camera poses, calibrates each pose from its markers, and
+reads every frame with ``vision.reader.TableReader`` and the shipped ONNX model on one
+thread. Accuracy: the share of face-up tiles (every river tile and every indicator) read as
+the right tile at the right place, a tile read where there is none counting as wrong; wall
+slot counts are reported beside it. frame_ms: the median time of
+one full-table read of one frame (remap, colour measures, parsing, crops, classifier).
+
+Peer: the PyPI package ``mahjong-detector`` (a YOLOv8 ONNX tile detector, 640x640 input,
+benchmark-only) on the same frames, one thread; a face-up tile counts as right when a
+detection box of its kind holds the tile's centre (red fives as plain fives; it has no
+flowers). The last line is::
+
+    vision accuracy=X frame_ms_median=Y tiles_per_frame=N peer_frame_ms_median=Z
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from controller.rules.tiles import KINDS_34, REDS, plain  # noqa: E402
+from hardware.sim.scene import MeldShape, SceneRenderer, TableState, pose_camera  # noqa: E402
+from vision.calibration import calibrate  # noqa: E402
+from vision.classifier import DEFAULT_MODEL, OnnxTileClassifier  # noqa: E402
+from vision.layout import Layout, load_profile  # noqa: E402
+from vision.reader import TableReader  # noqa: E402
+
+POSES = [
+    dict(tilt_deg=0.0, roll_deg=0.0, distance_mm=1000.0),
+    dict(tilt_deg=3.0, azimuth_deg=45.0, roll_deg=2.0, distance_mm=1060.0),
+    dict(tilt_deg=0.0, roll_deg=180.0, distance_mm=1020.0),
+    dict(tilt_deg=2.0, azimuth_deg=-120.0, roll_deg=91.0, distance_mm=1040.0),
+]
+PEER_NAMES = {"chun": "7z", "haku": "5z", "hatsu": "6z", "nan": "2z", "pe": "4z", "sha": "3z", "tou": "1z"}
+
+
+def random_table(layout: Layout, rng: np.random.Generator) -> TableState:
+    """A table in mid-hand drawn from a shuffled 136-tile set."""
+    tiles = [t for t in KINDS_34 for _ in range(4)]
+    for red in REDS:
+        tiles[tiles.index("5" + red[1])] = red
+    rng.shuffle(tiles)
+    st = TableState.full_walls(layout, back_colour=str(rng.choice(["blue", "yellow"])))
+    n = layout.profile.wall.stacks
+    for w in layout.wall_positions:
+        k = int(rng.integers(0, 8))
+        for i in range(k):
+            st.walls[w][(i + int(rng.integers(0, n))) % n] = int(rng.integers(0, 2))
+    st.indicators[(int(rng.integers(0, 4)), int(rng.integers(1, n + 1)))] = tiles.pop()
+    for (w, s) in st.indicators:
+        st.walls[w][s - 1] = 2
+    for seat in range(4):
+        length = int(rng.integers(3, 19))
+        riichi = int(rng.integers(0, length)) if rng.random() < 0.5 else -1
+        st.rivers[seat] = [(tiles.pop(), i == riichi) for i in range(length)]
+        if rng.random() < 0.6:
+            t = tiles.pop()
+            side = int(rng.integers(0, 3))
+            st.melds[seat] = [MeldShape((t, t, t), sideways=side)]
+        st.standing[seat] = 10
+    return st
+
+
+def truth_tiles(r: SceneRenderer, st: TableState) -> list[tuple[str, np.ndarray, str]]:
+    """(where, table xy of the face centre, tile) for every face-up tile the reader must name."""
+    lay, out = r.layout, []
+    for (w, s), t in st.indicators.items():
+        out.append((f"ind{w}.{s}", np.array(lay.wall_slot(w, s).centre), t))
+    for seat, river in st.rivers.items():
+        per = lay.profile.river.per_row
+        for row in range(0, len(river), per):
+            chunk = river[row:row + per]
+            rects = lay.lay_row(lay.river_strip(seat, row // per), [s for _, s in chunk])
+            out += [(f"river{seat}.{row + i}", np.array(rc.centre), t) for i, (rc, (t, _)) in enumerate(zip(rects, chunk,
+                                                                                                             strict=True))]
+    return out
+
+
+def our_answers(view) -> dict[str, str]:
+    got = {f"ind{i.wall}.{i.stack}": i.tile.tile for i in view.indicators}
+    for seat, river in view.rivers.items():
+        got.update({f"river{seat}.{i}": t.tile for i, t in enumerate(river)})
+    return got
+
+
+def peer_session():
+    import importlib
+
+    import onnxruntime as ort
+
+    peer_predict = importlib.import_module("mahjong_detector.predict")
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.inter_op_num_threads = 1
+    peer_predict.threadlocal.session = ort.InferenceSession(str(peer_predict.model_path), opts,
+                                                            providers=["CPUExecutionProvider"])
+    return peer_predict
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="4 frames (one per pose), 5 timed reads each")
+    ap.add_argument("--model", default=str(DEFAULT_MODEL))
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    frames_per_pose, reps = (1, 5) if args.quick else (4, 10)
+    profile = load_profile("riichi4")
+    clf = OnnxTileClassifier(args.model, threads=1)
+    rng = np.random.default_rng(2026)
+    ours_ok = ours_n = wall_ok = wall_n = 0
+    times: list[float] = []
+    warm: list[float] = []
+    tiles_per_frame: list[int] = []
+    frames: list[tuple[SceneRenderer, TableState, np.ndarray]] = []
+    for p, pose in enumerate(POSES):
+        r = SceneRenderer(profile, pose_camera(pose))
+        for f in range(frames_per_pose):
+            st = random_table(r.layout, rng)
+            frame = r.render(st, seed=1000 * p + f)
+            frames.append((r, st, frame))
+            cal = calibrate(frame, profile)
+            reader = TableReader(profile, cal, clf)
+            view = reader.read(frame)
+            for _ in range(reps):
+                t0 = time.perf_counter()
+                view = reader.read(frame)
+                times.append((time.perf_counter() - t0) * 1000)
+            tiles_per_frame.append(view.tiles_classified)
+            warm_reader = TableReader(profile, cal, clf, reuse_crops=True)
+            warm_reader.read(frame)
+            for k in range(reps):   # the daemon's loop: the same table, a new frame (noise, light)
+                again = r.render(st, seed=1000 * p + f + 100 * (k + 1))
+                t0 = time.perf_counter()
+                warm_reader.read(again)
+                warm.append((time.perf_counter() - t0) * 1000)
+            got = our_answers(view)
+            for key, _xy, tile in truth_tiles(r, st):
+                ours_n += 1
+                ours_ok += got.get(key) == tile
+            extra = set(got) - {k for k, _, _ in truth_tiles(r, st)}
+            ours_n += len(extra)            # a tile read where there is none counts against us
+            for w, counts in st.walls.items():
+                wall_n += len(counts)
+                wall_ok += sum(int(a == b) for a, b in zip(counts, view.walls.get(w, ()), strict=False))
+    accuracy = ours_ok / max(ours_n, 1)
+    print(f"ours: {len(frames)} frames, {ours_ok}/{ours_n} face-up tiles right ({accuracy:.4f}), "
+          f"wall slots {wall_ok}/{wall_n}, read {statistics.median(times):.2f} ms median "
+          f"(p90 {np.percentile(times, 90):.2f} ms), {statistics.mean(tiles_per_frame):.1f} crops/frame; "
+          f"loop mode (reuse_crops, unchanged table) {statistics.median(warm):.2f} ms median")
+
+    peer_ms = float("nan")
+    try:
+        peer_predict = peer_session()
+        from mahjong_detector.preprocess import preprocess_image
+        from PIL import Image
+    except Exception as err:   # a benchmark-only dependency: report, do not fail the bench
+        print(f"peer: mahjong-detector unavailable ({type(err).__name__}: {err}); peer_frame_ms_median=nan")
+    else:
+        peer_times, peer_ok, peer_n = [], 0, 0
+        for r, st, frame in frames:
+            img = Image.fromarray(cv2.cvtColor(frame, cv2.COLOR_BGR2RGB))
+            dets = []
+            for _ in range(max(1, reps // 2)):
+                t0 = time.perf_counter()
+                pre, pad = preprocess_image(img)
+                dets = peer_predict.predict(pre, pad)
+                peer_times.append((time.perf_counter() - t0) * 1000)
+            boxes = [(d, peer_predict.CLASS_NAMES[d.class_id]) for d in dets]
+            for _key, xy, tile in truth_tiles(r, st):
+                peer_n += 1
+                u, v = r.camera.project_xy(xy, profile.tile.thickness_mm)
+                hits = [PEER_NAMES.get(name, name) for d, name in boxes if d.x1 <= u <= d.x2 and d.y1 <= v <= d.y2]
+                peer_ok += plain(tile) in hits[:1]
+        peer_ms = statistics.median(peer_times)
+        print(f"peer mahjong-detector 0.0.6: {peer_ok}/{peer_n} face-up tiles right ({peer_ok / max(peer_n, 1):.4f}), "
+              f"{sum(1 for _ in peer_times)} timed runs, {peer_ms:.2f} ms median (one 640x640 YOLOv8 pass per frame)")
+    print(f"vision accuracy={accuracy:.4f} frame_ms_median={statistics.median(times):.2f} "
+          f"tiles_per_frame={round(statistics.mean(tiles_per_frame))} peer_frame_ms_median={peer_ms:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,226 @@
+"""The table hardware as one daemon part: MCU link + parts + GPIO, speaking ``controller.events``.
+
+This is the one module of ``firmware_bridge`` that knows the controller's event vocabulary
+(``controller.events``) and the machine cycle's commands (``controller.cycle``); it translates
+both ways and holds no game state:
+
+- MCU events → ``LiftDone(counts)`` (tiles per wall), ``StackReady(counts)`` (tiles per lane),
+  ``DiceResult(seat, dice)``, ``CentreDone(is_open)``, ``McuFault(code, detail)``;
+  link → ``LinkLost(reason)`` / ``LinkRestored``;
+- GPIO → ``Button(seat, "dice")``, ``EStop(is_pressed)``, ``Lid(is_open)``;
+- commands ← the cycle's ``Centre``, ``LiftWalls``, ``ShuffleSet``, ``StopMotors``,
+  ``MotorPower``, ``ResetFault``, and the game's ``RollDice``, ``LightButton``, ``Show``
+  (``message``/``scores`` on the seat displays). The game's own ``Lift``/``Shuffle`` are
+  requests for the cycle and are not carried out here unless ``game_motion=True`` (a daemon
+  running without the cycle).
+
+A command that fails is reported as ``McuFault`` (``rejected``, ``timeout``, ``interlock``)
+so the cycle halts with its reason; the part never raises into the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any
+
+from controller import cycle as cy
+from controller import events as ev
+from firmware_bridge import protocol as p
+from firmware_bridge.errors import BridgeError, CommandRejected, InterlockError, LinkTimeout, TableFault
+from firmware_bridge.gpio import DiceButton, EStopChanged, LidChanged, TableGpio
+from firmware_bridge.link import LinkLost, LinkUp, McuEvent
+from firmware_bridge.table import SerialTable
+
+log = logging.getLogger(__name__)
+SOURCE = "firmware"
+
+
+class TablePart:
+    """``start(post)``, ``stop()``, ``handle(command) -> bool``, ``status()`` as the daemon expects."""
+
+    name = "firmware"
+
+    def __init__(self, port: str, *, gpio: TableGpio | None = None, game_motion: bool = False,
+                 timeouts_s: dict[str, float] | None = None, sim: Any = None, **link_options: Any) -> None:
+        self.port = port
+        self.gpio = gpio
+        self.game_motion = game_motion
+        self.timeouts_s = {"lift": 30.0, "centre": 10.0, "shuffle": 90.0, "dice": 10.0, **(timeouts_s or {})}
+        self.table = SerialTable.over(port, interlock=gpio, on_event=self._on_mcu, **link_options)
+        self.sim = sim
+        self._post: Callable[..., None] | None = None
+        self._tasks: set[asyncio.Task] = set()
+        self._centre_target: dict[int, bool] = {}     # centre job id -> the position asked for
+        self.identify: p.Identify | None = None
+        self.last_error = ""
+
+    @classmethod
+    def with_simulator(cls, *, workdir: str | None = None, time_scale: float = 1.0, sim_args: list[str] | None = None,
+                       gpio: TableGpio | None = None, **options: Any) -> TablePart:
+        """The embedded default: start the simulated MCU process on a pty and drive it."""
+        from hardware.sim.mcu_process import SimMcuProcess
+        sim = SimMcuProcess.start(workdir or tempfile.mkdtemp(prefix="jantaku-sim-"), time_scale=time_scale,
+                                  extra=sim_args)
+        return cls(sim.port, gpio=gpio, sim=sim, **options)
+
+    # ------------------------------------------------------------------ lifecycle
+    async def start(self, post: Callable[..., None]) -> None:
+        self._post = post
+        if self.gpio is not None:
+            self.gpio.sink = self._on_gpio
+            self.gpio.on_estop = self.table.stopper.stop_now
+        try:
+            self.identify = await self.table.start(timeout_s=self.timeouts_s.get("start", 5.0))
+        except BridgeError as err:
+            # the link keeps trying in the background; the daemon runs and shows it
+            self.last_error = str(err)
+            log.error("%s: %s", self.name, err)
+
+    async def stop(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await self.table.close()
+        if self.gpio is not None:
+            self.gpio.close()
+        if self.sim is not None:
+            self.sim.stop()
+
+    def status(self) -> dict[str, Any]:
+        ident = self.identify
+        out: dict[str, Any] = {"port": self.port, "link": "up" if self.table.mcu.link.is_up else "down",
+                               "last_error": self.last_error}
+        if ident is not None:
+            out.update(model=ident.model, firmware=ident.firmware_version, tiles=ident.tiles, walls=ident.walls,
+                       capabilities=sorted(ident.capabilities))
+        if self.gpio is not None:
+            out["gpio"] = self.gpio.status()
+        return out
+
+    # ------------------------------------------------------------------ inputs → events
+    def _emit(self, event: ev.Event) -> None:
+        if self._post is not None:
+            self._post(SOURCE, event)
+
+    def _on_mcu(self, item: object) -> None:
+        """Runs in the daemon's loop (Mcu hands events over with call_soon_threadsafe)."""
+        now = time.monotonic()
+        if isinstance(item, LinkUp):
+            self.identify = item.identify
+            self._emit(ev.LinkRestored(now=now))
+            if item.identify.fault:
+                name = p.FAULT_NAMES.get(item.identify.fault, str(item.identify.fault))
+                self._emit(ev.McuFault(code=name, detail="latched when the link came up", now=now))
+        elif isinstance(item, LinkLost):
+            self._emit(ev.LinkLost(reason=item.reason, now=now))
+        elif isinstance(item, McuEvent):
+            msg = item.msg
+            walls = self.identify.walls if self.identify else 4
+            if isinstance(msg, p.LiftDone):
+                self._emit(ev.LiftDone(counts=tuple(msg.tiles[:walls]), now=now))
+            elif isinstance(msg, p.ShuffleDone):
+                self._emit(ev.StackReady(counts=tuple(msg.lanes), now=now))
+            elif isinstance(msg, p.DiceResult):
+                self._emit(ev.DiceResult(seat=msg.seat, dice=tuple(msg.values), now=now))
+            elif isinstance(msg, p.Done) and msg.cmd == p.Centre.TYPE:
+                status = self._centre_target.pop(msg.job, None)
+                if status is not None:
+                    self._emit(cy.CentreDone(is_open=status, now=now))
+            elif isinstance(msg, p.Fault):
+                if msg.fault_name != "aborted" or not msg.job:
+                    self._emit(ev.McuFault(code=msg.fault_name, detail=msg.describe(), now=now))
+            elif isinstance(msg, p.Boot):
+                log.warning("%s: MCU started (boot id %08x, cause %d)", self.name, msg.boot_id, msg.cause)
+
+    def _on_gpio(self, item: object) -> None:
+        """Runs in gpiozero's thread: only posts (the daemon's post is thread-safe)."""
+        if isinstance(item, DiceButton):
+            self._emit(ev.Button(seat=item.seat, action="dice", now=item.at))
+        elif isinstance(item, EStopChanged):
+            self._emit(ev.EStop(is_pressed=item.is_pressed, now=item.at))
+        elif isinstance(item, LidChanged):
+            self._emit(ev.Lid(is_open=item.is_open, now=item.at))
+
+    # ------------------------------------------------------------------ commands
+    def handle(self, command: ev.Command) -> bool:
+        t = self.table
+        job: Callable[[], Any] | None = None
+        if isinstance(command, cy.StopMotors):
+            t.stopper.stop_now()
+            if self.gpio is not None:
+                self.gpio.power_off()
+            return True
+        if isinstance(command, cy.MotorPower):
+            if self.gpio is not None:
+                (self.gpio.power_on if command.is_on else self.gpio.power_off)()
+            return True
+        if isinstance(command, cy.ResetFault):
+            job = t.stopper.reset_fault
+        elif isinstance(command, cy.Centre):
+            job = lambda: self._centre(command.is_open)  # noqa: E731
+        elif isinstance(command, cy.LiftWalls) or (self.game_motion and isinstance(command, ev.Lift)):
+            job = lambda: t.wall_lift.lift("all", timeout_s=self.timeouts_s["lift"])  # noqa: E731
+        elif isinstance(command, cy.ShuffleSet):
+            job = lambda: t.shuffler.shuffle(command.tile_set, timeout_s=self.timeouts_s["shuffle"])  # noqa: E731
+        elif self.game_motion and isinstance(command, ev.Shuffle):
+            job = self._shuffle_hopper
+        elif isinstance(command, ev.RollDice):
+            job = lambda: t.dice.roll(command.count, command.seat, timeout_s=self.timeouts_s["dice"])  # noqa: E731
+        elif isinstance(command, ev.LightButton):
+            if self.gpio is not None and command.action == "dice":
+                self.gpio.set_lamp(command.seat, command.is_on, blink=command.is_on)
+                return True
+            return False
+        elif isinstance(command, ev.Show) and command.what in ("message", "scores"):
+            job = lambda: self._show(command)  # noqa: E731
+        if job is None:
+            return False
+        task = asyncio.get_running_loop().create_task(self._run(command, job))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return True
+
+    async def _centre(self, is_open: bool) -> None:
+        # the completion is reported as CentreDone by _on_mcu (remembered by job id)
+        mcu = self.table.mcu
+
+        def make(job: int) -> p.Centre:
+            self._centre_target[job] = is_open
+            return p.Centre(job=job, open=int(is_open))
+        await mcu.run(make, part="centre", timeout_s=self.timeouts_s["centre"])
+
+    async def _shuffle_hopper(self) -> None:
+        status = await self.table.mcu.status()
+        if 0 in status.sets:
+            await self.table.shuffler.shuffle(status.sets.index(0), timeout_s=self.timeouts_s["shuffle"])
+
+    async def _show(self, command: ev.Show) -> None:
+        data = command.data
+        if command.what == "scores" and isinstance(data.get("scores"), list):
+            for seat, score in enumerate(data["scores"][:4]):
+                await self.table.display.show(seat, str(score)[:16])
+        else:
+            await self.table.display.show(data.get("seat"), str(data.get("text", ""))[:16])
+
+    async def _run(self, command: ev.Command, job: Callable[[], Any]) -> None:
+        now = time.monotonic
+        try:
+            await job()
+        except TableFault as err:
+            log.warning("%s: %s", self.name, err)       # the fault event itself reaches the cycle
+        except InterlockError as err:
+            log.warning("%s: %s", self.name, err)
+            self._emit(ev.McuFault(code="interlock", detail=str(err), now=now()))
+        except CommandRejected as err:
+            log.warning("%s: %s", self.name, err)
+            if err.reason != "halted":
+                self._emit(ev.McuFault(code="rejected", detail=str(err), now=now()))
+        except LinkTimeout as err:
+            log.warning("%s: %s", self.name, err)
+            self._emit(ev.McuFault(code="timeout", detail=str(err), now=now()))
+        except BridgeError as err:
+            log.warning("%s: %s failed: %s", self.name, command.KIND, err)
+            self._emit(ev.McuFault(code="bridge", detail=str(err), now=now()))

@@ -1,0 +1,1 @@
+"""Pin maps (data): which GPIO line is which, per board revision."""

@@ -1,0 +1,319 @@
+"""The simulated MCU's process shell: the pty, the line faults, the main loop, the control socket.
+
+``hardware/sim/mcu.py`` is the firmware logic (``SimMcu``); this module gives it a body: the
+master side of a pseudo-terminal (``PtyPort``), a byte-level fault layer per direction, one
+``select`` loop (``SimProcess``) and the simulator-only control socket (``ControlServer``,
+see PROTOCOL.md §9). ``tablectl sim-mcu`` (``hardware/sim/cli.py``) runs it.
+"""
+
+from __future__ import annotations
+
+import errno
+import heapq
+import json
+import logging
+import os
+import random
+import select
+import socket
+import sys
+import time
+import tty
+
+from firmware_bridge import protocol as p
+from hardware.sim.mcu import OUT_BUFFER_MAX, SimMcu
+from hardware.sim.mcu_faults import ByteFaults, LineFaultRates
+
+
+class PtyPort:
+    """The master side of a pty; the slave path (and an optional stable symlink) for the host."""
+
+    def __init__(self, link: str | None) -> None:
+        self.link = link
+        self.master = -1
+        self.slave = -1
+        self.path = ""
+        self.open()
+
+    def open(self) -> None:
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)            # no echo, no line discipline: a plain byte pipe
+        os.set_blocking(self.master, False)
+        self.path = os.ttyname(self.slave)
+        if self.link:
+            tmp = f"{self.link}.tmp{os.getpid()}"
+            if os.path.lexists(tmp):
+                os.unlink(tmp)
+            os.symlink(self.path, tmp)
+            os.replace(tmp, self.link)
+
+    def close(self) -> None:
+        """Unplug: the host's reads fail and the link path disappears."""
+        if self.link and os.path.lexists(self.link):
+            os.unlink(self.link)
+        for fd in (self.master, self.slave):
+            if fd >= 0:
+                os.close(fd)
+        self.master = self.slave = -1
+
+    @property
+    def is_open(self) -> bool:
+        return self.master >= 0
+
+
+class SimProcess:
+    """The simulator's main loop: pty + line faults + SimMcu + control socket."""
+
+    def __init__(self, mcu_args: dict[str, object], *, link: str | None, control: str | None,
+                 rx_rates: LineFaultRates, tx_rates: LineFaultRates, seed: int,
+                 stats_path: str | None = None) -> None:
+        self.port = PtyPort(link)
+        self.rx_faults = ByteFaults(rx_rates, seed + 1)
+        self.tx_faults = ByteFaults(tx_rates, seed + 2)
+        self._out = bytearray()
+        self._delayed: list[tuple[float, int, bytes, str]] = []
+        self._delay_n = 0
+        self._rx_buf = bytearray()
+        self.silent_until = 0.0
+        self.replug_at: float | None = None
+        self.stats_path = stats_path
+        self.running = True
+        self.mcu = SimMcu(send=self._send, **mcu_args)  # type: ignore[arg-type]
+        self.control = ControlServer(control, self) if control else None
+
+    # bytes out: through the tx faults, then buffered (a UART never blocks the firmware)
+    def _send(self, data: bytes) -> None:
+        if time.monotonic() < self.silent_until or not self.port.is_open:
+            return
+        data, delay = self.tx_faults.apply(data)
+        if delay:
+            self._delay_n += 1
+            heapq.heappush(self._delayed, (time.monotonic() + delay, self._delay_n, data, "tx"))
+            return
+        self._queue_out(data)
+
+    def _queue_out(self, data: bytes) -> None:
+        if len(self._out) + len(data) > OUT_BUFFER_MAX:
+            return       # host not reading: bytes fall on the floor, as on a real UART
+        self._out += data
+        self._flush()
+
+    def _flush(self) -> None:
+        while self._out and self.port.is_open:
+            try:
+                n = os.write(self.port.master, self._out)
+            except BlockingIOError:
+                return
+            except OSError as err:
+                if err.errno in (errno.EIO, errno.EBADF):
+                    self._out.clear()
+                    return
+                raise
+            del self._out[:n]
+
+    def _receive(self, data: bytes) -> None:
+        data, delay = self.rx_faults.apply(data)
+        if delay:
+            self._delay_n += 1
+            heapq.heappush(self._delayed, (time.monotonic() + delay, self._delay_n, data, "rx"))
+            return
+        self._feed(data)
+
+    def _feed(self, data: bytes) -> None:
+        start = 0
+        while True:
+            idx = data.find(0, start)
+            if idx < 0:
+                self._rx_buf += data[start:]
+                if len(self._rx_buf) > p.MAX_FRAME + 2:
+                    self._rx_buf.clear()
+                    self.mcu.rx_errors += 1
+                return
+            self._rx_buf += data[start:idx]
+            chunk = bytes(self._rx_buf)
+            self._rx_buf.clear()
+            start = idx + 1
+            if chunk:
+                self.mcu.on_frame_bytes(chunk)
+
+    def replug(self, down_s: float) -> None:
+        self.port.close()
+        self._out.clear()
+        self._rx_buf.clear()
+        self.replug_at = time.monotonic() + down_s
+        self.mcu._note("unplugged", down_s=down_s)
+
+    def garbage(self, n: int) -> None:
+        self._queue_out(bytes(random.Random(n).getrandbits(8) for _ in range(n)))
+
+    def announce(self) -> None:
+        info = {"port": self.port.path, "link": self.port.link, "control": self.control.path
+                if self.control else None, "pid": os.getpid(), "boot_id": self.mcu.state.boot_id}
+        print(json.dumps(info), flush=True)
+
+    def run(self) -> None:
+        while self.running:
+            now = time.monotonic()
+            if self.replug_at is not None and now >= self.replug_at:
+                self.replug_at = None
+                self.port.open()
+                self.mcu._note("replugged", port=self.port.path)
+            while self._delayed and self._delayed[0][0] <= now:
+                _, _, data, direction = heapq.heappop(self._delayed)
+                self._queue_out(data) if direction == "tx" else self._feed(data)
+            self.mcu.poll()
+            deadlines = [d for d in (self.mcu.next_deadline(), self.replug_at,
+                                     self._delayed[0][0] if self._delayed else None) if d is not None]
+            timeout = max(0.0, min(deadlines) - time.monotonic()) if deadlines else 0.05
+            timeout = min(timeout, 0.05)
+            rlist = [self.port.master] if self.port.is_open else []
+            wlist = [self.port.master] if self._out and self.port.is_open else []
+            if self.control:
+                rlist += self.control.fds()
+            try:
+                readable, writable, _ = select.select(rlist, wlist, [], timeout)
+            except InterruptedError:
+                continue
+            if self.port.is_open and self.port.master in writable:
+                self._flush()
+            for fd in readable:
+                if fd == self.port.master:
+                    try:
+                        data = os.read(self.port.master, 4096)
+                    except BlockingIOError:
+                        continue
+                    except OSError as err:
+                        if err.errno == errno.EIO:
+                            continue
+                        raise
+                    self._receive(data)
+                elif self.control:
+                    self.control.handle(fd)
+
+    def write_stats(self) -> None:
+        if not self.stats_path:
+            return
+        stats = {"executed": {str(j): n for j, n in self.mcu.executed.items()},
+                 "rx_errors": self.mcu.rx_errors, "rx_frames": self.mcu.rx_frames,
+                 "rx_line": self.rx_faults.counts(), "tx_line": self.tx_faults.counts()}
+        tmp = self.stats_path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(stats, fh)
+        os.replace(tmp, self.stats_path)
+
+    def shutdown(self) -> None:
+        self.write_stats()
+        if self.control:
+            self.control.close()
+            self.control = None
+        if self.port.is_open:
+            self.port.close()
+
+
+class ControlServer:
+    """Unix socket, one JSON object per line each way. Simulator-only; never on the wire."""
+
+    def __init__(self, path: str, sim: SimProcess) -> None:
+        self.path = path
+        self.sim = sim
+        if os.path.exists(path):
+            os.unlink(path)
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(path)
+        self.sock.listen(8)
+        self.sock.setblocking(False)
+        self.clients: dict[int, tuple[socket.socket, bytearray]] = {}
+
+    def fds(self) -> list[int]:
+        return [self.sock.fileno(), *self.clients]
+
+    def handle(self, fd: int) -> None:
+        if fd == self.sock.fileno():
+            try:
+                conn, _ = self.sock.accept()
+            except BlockingIOError:
+                return
+            conn.setblocking(True)
+            self.clients[conn.fileno()] = (conn, bytearray())
+            return
+        conn, buf = self.clients[fd]
+        try:
+            data = conn.recv(65536)
+        except OSError:
+            data = b""
+        if not data:
+            del self.clients[fd]
+            conn.close()
+            return
+        buf += data
+        while b"\n" in buf:
+            line, _, rest = bytes(buf).partition(b"\n")
+            buf[:] = rest
+            try:
+                reply = self.execute(json.loads(line))
+            except (ValueError, KeyError, TypeError) as err:
+                reply = {"ok": False, "error": str(err)}
+            conn.sendall(json.dumps(reply).encode() + b"\n")
+
+    def execute(self, req: dict[str, object]) -> dict[str, object]:
+        sim, mcu = self.sim, self.sim.mcu
+        cmd = req.get("cmd")
+        if cmd == "state":
+            return {"ok": True, "now": time.monotonic(), "port": sim.port.path, **mcu.snapshot()}
+        if cmd == "dice":
+            rolls = [tuple(int(v) for v in roll) for roll in req["values"]]  # type: ignore[union-attr]
+            for roll in rolls:
+                if not 2 <= len(roll) <= 3 or any(not 1 <= v <= 6 for v in roll):
+                    raise ValueError(f"dice: roll {roll} must be 2 or 3 values of 1..6")
+            mcu.dice_queue.extend(rolls)
+        elif cmd == "lift_counts":
+            stacks = tuple(int(v) for v in req["stacks"])  # type: ignore[union-attr]
+            tiles = tuple(int(v) for v in req.get("tiles", [2 * s for s in stacks]))  # type: ignore[union-attr]
+            mcu.lift_override = (stacks, tiles)
+        elif cmd == "lane_counts":
+            mcu.lane_override = tuple(int(v) for v in req["counts"])  # type: ignore[union-attr]
+        elif cmd == "inject":
+            mcu.arm_fault(str(req["fault"]), int(req.get("detail", p.NO_DETAIL)),  # type: ignore[arg-type]
+                          int(req.get("value", 0)))  # type: ignore[arg-type]
+        elif cmd == "lid":
+            mcu.set_lid(bool(req["open"]))
+        elif cmd == "temp":
+            mcu.set_temperature(int(req["c"]))  # type: ignore[arg-type]
+        elif cmd == "reboot":
+            mcu.boot(cause=int(req.get("cause", 1)))  # type: ignore[arg-type]
+        elif cmd == "silence":
+            sim.silent_until = time.monotonic() + float(req["s"])  # type: ignore[arg-type]
+        elif cmd == "garbage":
+            sim.garbage(int(req.get("n", 64)))  # type: ignore[arg-type]
+        elif cmd == "replug":
+            sim.replug(float(req.get("down_s", 1.0)))  # type: ignore[arg-type]
+        elif cmd == "line":
+            for direction, faults in (("rx", sim.rx_faults), ("tx", sim.tx_faults)):
+                rates = LineFaultRates(**req.get(direction, {}))  # type: ignore[arg-type]
+                rates.check()
+                faults.rates = rates
+        elif cmd == "stats":
+            return {"ok": True, "executed": {str(j): n for j, n in mcu.executed.items()},
+                    "rx_line": sim.rx_faults.counts(), "tx_line": sim.tx_faults.counts()}
+        elif cmd == "log":
+            return {"ok": True, "lines": mcu.log_lines[-int(req.get("n", 200)):]}  # type: ignore[arg-type]
+        elif cmd == "quit":
+            sim.running = False
+        else:
+            raise ValueError(f"control: unknown cmd {cmd!r}")
+        return {"ok": True}
+
+    def close(self) -> None:
+        for conn, _ in self.clients.values():
+            conn.close()
+        self.sock.close()
+        if os.path.exists(self.path):
+            os.unlink(self.path)
+
+
+def setup_logging(path: str | None, verbose: bool) -> None:
+    handler: logging.Handler = logging.FileHandler(path) if path else logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    root = logging.getLogger("hardware.sim")
+    root.addHandler(handler)
+    root.setLevel(logging.INFO if verbose or path else logging.WARNING)

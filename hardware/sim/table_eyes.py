@@ -1,0 +1,189 @@
+"""From what the camera sees to the tracker's events, for the simulated table.
+
+- :func:`perfect_view` reads a ``hardware.sim.scene.TableState`` the way a reader that never
+  errs would (a ``vision.reader.TableView`` with confidence 1): the level below the camera,
+  used when the rendered camera path is off (no tile model in this build) and as the
+  reference the rendered path is compared with.
+- :class:`ViewTracker` turns successive ``TableView`` s (from the rendered camera read by
+  ``vision.reader.TableReader``, or from :func:`perfect_view`) into ``controller.events``:
+  wall stacks taken, indicators turned, discards, discards taken back, melds, revealed hands.
+  It knows nothing of the script: only the views and the seat buttons it is told about
+  (``on_button``: a declared win makes the next changed indicator an ura indicator and the
+  declarer's revealed hand end with its winning tile).
+
+Seats are table positions (the game's seat order at the simulated table); ``stack`` in the
+events is 1-based (``controller.rules.walls``), 0-based in views.
+"""
+
+from __future__ import annotations
+
+from controller import events as ev
+from controller.rules import tiles as T
+from hardware.sim.scene import TableState
+from vision.layout import source_from_position
+from vision.reader import Indicator, SeenMeld, SeenTile, TableView
+
+UNREAD = ("back", "none")
+
+
+def _is_run(tiles: list[str]) -> bool:
+    if len(tiles) != 3 or any(not T.is_tile(t) for t in tiles):
+        return False
+    plain = sorted(T.plain(t) for t in tiles)
+    if plain[0][1] == "z" or len({t[1] for t in plain}) != 1:
+        return False
+    nums = [int(t[0]) for t in plain]
+    return nums == list(range(nums[0], nums[0] + 3))
+
+
+def perfect_view(state: TableState, *, now: float = 0.0) -> TableView:
+    """What an error-free reader reads from ``state``."""
+    walls = {w: tuple(c) for w, c in state.walls.items()}
+    indicators = tuple(Indicator(w, s, SeenTile(t, 1.0)) for (w, s), t in sorted(state.indicators.items())
+                       if 0 <= s < len(state.walls.get(w, ())) and state.walls[w][s] > 0)
+    rivers = {seat: tuple(SeenTile(t, 1.0, side) for t, side in state.rivers.get(seat, [])) for seat in range(4)}
+    melds = {}
+    for seat, shapes in state.melds.items():
+        out = []
+        for m in shapes:
+            tiles = tuple(SeenTile(t, 1.0, i == m.sideways) for i, t in enumerate(m.tiles))
+            faces = [t for t in m.tiles if t != "back"]
+            if m.sideways is None:
+                kind, source = "ankan", None
+            else:
+                source = source_from_position(seat, m.sideways, len(m.tiles))
+                if m.added:
+                    kind = "kakan"
+                elif len(m.tiles) == 4:
+                    kind = "daiminkan"
+                else:
+                    kind = "chi" if _is_run(faces) else "pon"
+            added = SeenTile(m.added, 1.0, True) if m.added else None
+            out.append(SeenMeld(tiles, kind, m.sideways, added, source))
+        melds[seat] = tuple(out)
+    revealed = {seat: tuple(SeenTile(t, 1.0) for t in tiles) for seat, tiles in state.revealed.items() if tiles}
+    return TableView(walls, indicators, rivers, melds, revealed, {}, now, 0)
+
+
+def _meld_tiles(m: SeenMeld) -> list[str]:
+    return [t.tile for t in m.tiles]
+
+
+class ViewTracker:
+    """Successive views -> events. ``update(view, now)`` returns the events for what changed."""
+
+    def __init__(self) -> None:
+        self.prev: TableView | None = None
+        self.declared: set[int] = set()
+        self.hands = 0
+
+    def on_button(self, seat: int, action: str) -> None:
+        if action in ("tsumo", "ron"):
+            self.declared.add(seat)
+
+    def update(self, view: TableView, now: float = 0.0) -> list[ev.Event]:
+        prev, self.prev = self.prev, view
+        if prev is None or self._is_new_hand(prev, view):
+            self.declared = set()
+            self.hands += 1 if view.walls and any(sum(c) for c in view.walls.values()) else 0
+            return []
+        out: list[ev.Event] = []
+        out += self._walls(prev, view, now)
+        out += self._indicators(prev, view, now)
+        new_melds = self._new_melds(prev, view, now)
+        out += self._rivers(prev, view, new_melds, now)
+        out += [e for _seat, e in new_melds]
+        out += self._reveals(prev, view, now)
+        return out
+
+    @staticmethod
+    def _is_new_hand(prev: TableView, view: TableView) -> bool:
+        for w, counts in view.walls.items():
+            old = prev.walls.get(w, ())
+            if any(n > (old[i] if i < len(old) else 0) for i, n in enumerate(counts)):
+                return True
+        return False
+
+    @staticmethod
+    def _walls(prev: TableView, view: TableView, now: float) -> list[ev.Event]:
+        out: list[ev.Event] = []
+        for w, counts in sorted(view.walls.items()):
+            old = prev.walls.get(w, ())
+            for i, n in enumerate(counts):
+                before = old[i] if i < len(old) else 0
+                for left in range(before - 1, n - 1, -1):
+                    out.append(ev.WallStackTaken(wall=w, stack=i + 1, tiles_left=left, now=now))
+        return out
+
+    def _indicators(self, prev: TableView, view: TableView, now: float) -> list[ev.Event]:
+        old = {(i.wall, i.stack): i.tile.tile for i in prev.indicators}
+        out: list[ev.Event] = []
+        for ind in view.indicators:
+            tile = ind.tile.tile
+            if tile in UNREAD:
+                continue
+            was = old.get((ind.wall, ind.stack))
+            if was == tile:
+                continue
+            is_ura = was is not None and bool(self.declared)
+            out.append(ev.IndicatorRevealed(wall=ind.wall, stack=ind.stack + 1, tile=tile, is_ura=is_ura, now=now))
+        return out
+
+    def _new_melds(self, prev: TableView, view: TableView, now: float) -> list[tuple[int, ev.Event]]:
+        out: list[tuple[int, ev.Event]] = []
+        for seat, melds in sorted(view.melds.items()):
+            old = prev.melds.get(seat, ())
+            for k, m in enumerate(melds):
+                if k < len(old):
+                    if m.added is not None and old[k].added is None:     # an added kan
+                        tiles = tuple(_meld_tiles(old[k])) + (m.added.tile,)
+                        out.append((seat, ev.Meld(seat=seat, meld_kind="kakan", tiles=tiles, called=m.added.tile,
+                                                  source=old[k].source, now=now)))
+                    continue
+                tiles = _meld_tiles(m)
+                if m.kind == "ankan" or m.sideways is None:
+                    faces = [t for t in tiles if t not in UNREAD]
+                    if not faces:
+                        continue
+                    kind_tile = T.plain(faces[0])
+                    full = faces + [kind_tile] * (4 - len(faces))
+                    out.append((seat, ev.Meld(seat=seat, meld_kind="ankan", tiles=tuple(full), now=now)))
+                    continue
+                called = tiles[m.sideways]
+                kind = m.kind if m.kind in ("chi", "pon", "daiminkan") else ("daiminkan" if len(tiles) == 4 else
+                                                                             "chi" if _is_run(tiles) else "pon")
+                out.append((seat, ev.Meld(seat=seat, meld_kind=kind, tiles=tuple(tiles), called=called,
+                                          source=m.source, now=now)))
+        return out
+
+    @staticmethod
+    def _rivers(prev: TableView, view: TableView, new_melds: list[tuple[int, ev.Event]],
+                now: float) -> list[ev.Event]:
+        called_from = {e.source: e.called for _s, e in new_melds
+                       if isinstance(e, ev.Meld) and e.meld_kind in ("chi", "pon", "daiminkan")}
+        out: list[ev.Event] = []
+        for seat in sorted(set(view.rivers) | set(prev.rivers)):
+            old = [t.tile for t in prev.rivers.get(seat, ())]
+            cur = list(view.rivers.get(seat, ()))
+            names = [t.tile for t in cur]
+            if len(names) < len(old):
+                # tiles gone: a call takes the last one; anything else was taken back
+                i = next((k for k in range(len(names)) if T.plain(names[k]) != T.plain(old[k])), len(names))
+                gone = old[i]
+                if seat in called_from and i == len(old) - 1:
+                    continue
+                out.append(ev.DiscardRemoved(seat=seat, index=i, tile=gone, now=now))
+                continue
+            for t in cur[len(old):]:
+                out.append(ev.Discard(seat=seat, tile=t.tile, is_riichi=t.is_sideways, now=now))
+        return out
+
+    def _reveals(self, prev: TableView, view: TableView, now: float) -> list[ev.Event]:
+        out: list[ev.Event] = []
+        for seat, tiles in sorted(view.revealed.items()):
+            if seat in prev.revealed:
+                continue
+            names = tuple(t.tile for t in tiles)
+            win = names[-1] if seat in self.declared and names else None
+            out.append(ev.HandRevealed(seat=seat, tiles=names, win_tile=win, now=now))
+        return out

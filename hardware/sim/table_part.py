@@ -1,0 +1,326 @@
+"""The simulated table as one daemon part: ``tablectl demo --script FILE`` played physically.
+
+:class:`SimTablePart` (``controller.daemon.Part``) puts together what a real table has:
+
+- **firmware**: the simulated MCU process (``hardware.sim.mcu_process.SimMcuProcess``) on a
+  pty, driven over the real serial link (``firmware_bridge.table.SerialTable``). The game's
+  ``Shuffle``/``Lift``/``RollDice`` commands become MCU jobs (lower, centre open/close to take
+  the old set in, shuffle when no set is stacked, lift; roll the dice) and their completions
+  come back as ``LiftDone`` / ``DiceResult`` events with the counts and values the MCU
+  reported. Just before each job the :class:`~hardware.sim.table.SimTable` sets, through the
+  simulator-only control hooks, what the machine physically produces (the walls' counts,
+  the dice of the script's roll).
+- **seat buttons**: gpiozero ``Button`` s on a ``MockFactory``; the simulated players press
+  them by driving the mock pins low and high; each press becomes a ``Button`` event.
+- **camera**: ``rendered``: the table state is drawn by ``hardware.sim.scene.SceneRenderer``,
+  calibrated from its own markers and read by ``vision.reader.TableReader`` with the shipped
+  tile model; ``perfect``: the table state read without error (``table_eyes.perfect_view``),
+  used when the tile model is not in this build. Either way ``table_eyes.ViewTracker`` turns
+  the views into events.
+- **staff**: the game is started as staff would start it (ruleset, players, and for an
+  excerpt the round, honba, sticks and scores it starts from).
+
+The daemon never sees the script.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from controller import events as ev
+from hardware.sim import script as sim_script
+from hardware.sim.table import VISIBLE_OPS, SimTable, SimTableError
+from hardware.sim.table_eyes import ViewTracker, perfect_view
+
+log = logging.getLogger(__name__)
+
+BUTTON_ACTIONS = ev.BUTTON_ACTIONS
+# Simulated seat buttons: BCM pin per (seat, action), active low with pull-ups. Provisional
+# until hardware/pinmaps/ names them; only the mock pins use it.
+BUTTON_PINS: dict[tuple[int, str], int] = {
+    (seat, action): 2 + 6 * seat + k for seat in range(4) for k, action in enumerate(BUTTON_ACTIONS)}
+STEP_S = 0.5          # seconds between two actions at speed 1
+LIFT_TIMEOUT_S = 60.0
+
+
+def frame_breaks(pending: list[dict], nxt: dict) -> bool:
+    """Whether the camera must take a frame before ``nxt`` is done (``pending``: visible actions since
+    the last frame). Several takes share a frame (the deal), and a draw with its discard; anything
+    else gets a frame of its own so that the tracker sees each change in order."""
+    if not pending:
+        return False
+    if nxt["op"] not in VISIBLE_OPS:
+        return True
+    if nxt["op"] == "take":
+        return not all(p["op"] == "take" for p in pending)
+    if nxt["op"] == "discard":
+        return not (len(pending) == 1 and pending[0]["op"] == "take" and pending[0]["seat"] == nxt["seat"])
+    return True
+
+
+class SimTablePart:
+    """The physically simulated table (MCU process + link, mock seat buttons, camera)."""
+
+    name = "sim-table"
+
+    def __init__(self, path: str | Path, *, speed: float = 1.0, ruleset: str = "tenhou",
+                 injects: list[dict] | None = None, camera: str = "auto", workdir: str | Path | None = None,
+                 time_scale: float | None = None, seed: int = 0) -> None:
+        faults = [sim_script.Fault(f["rule"], f["hand"], f.get("seat")) for f in injects or []]
+        try:
+            self.script = sim_script.load_script(str(path), injects=faults, seed=seed)
+        except (ValueError, OSError) as err:
+            from controller.config import ConfigError
+            raise ConfigError(f"[game] script {path}: {err}") from err
+        self.path = Path(path)
+        self.speed = float(speed)
+        self.ruleset = ruleset
+        self.camera_mode = self._camera_mode(camera)
+        self._own_workdir = workdir is None      # a short path: the control socket's name has a length limit
+        self.workdir = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="jantaku-simtable-"))
+        self.time_scale = time_scale if time_scale is not None else (
+            0.001 if self.speed <= 0 else max(0.001, min(1.0, 1.0 / self.speed)))
+        self.sim: Any = None
+        self.serial: Any = None
+        self.factory: Any = None
+        self.buttons: list[Any] = []
+        self.table: SimTable | None = None
+        self.tracker = ViewTracker()
+        self.reader: Any = None
+        self.renderer: Any = None
+        self._post: Callable[..., None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._tasks: set[asyncio.Task] = set()
+        self.error: str = ""
+        self.frames = 0
+        self.events_posted = 0
+        self.lamps: dict[int, str] = {}
+        self._last_frame: Any = None
+
+    # ------------------------------------------------------------------ camera choice
+    @staticmethod
+    def _camera_mode(camera: str) -> str:
+        if camera not in ("auto", "rendered", "perfect"):
+            raise ValueError(f"sim table: camera {camera!r} is not auto, rendered or perfect")
+        if camera != "auto":
+            return camera
+        from vision.classifier import DEFAULT_MODEL
+        return "rendered" if DEFAULT_MODEL.is_file() else "perfect"
+
+    def _setup_camera(self) -> None:
+        from hardware.sim.scene import SceneRenderer, TableState
+        from vision.layout import load_profile
+        self.renderer = SceneRenderer(load_profile("riichi4"))
+        if self.camera_mode != "rendered":
+            return
+        from vision.calibration import calibrate
+        from vision.classifier import OnnxTileClassifier
+        from vision.reader import TableReader
+        empty = self.renderer.render(TableState(), seed=0)
+        calibration = calibrate(empty, self.renderer.profile)
+        self.reader = TableReader(self.renderer.profile, calibration, OnnxTileClassifier(threads=1))
+
+    # ------------------------------------------------------------------ Part protocol
+    async def start(self, post: Callable[..., None]) -> None:
+        from firmware_bridge.table import SerialTable
+        from hardware.sim.mcu_process import SimMcuProcess
+        self._post = post
+        self._loop = asyncio.get_running_loop()
+        self.sim = await asyncio.to_thread(SimMcuProcess.start, self.workdir / "mcu", time_scale=self.time_scale)
+        self.serial = SerialTable.over(self.sim.port, on_event=self._on_link_event, link_timeout_s=3.0,
+                                       reply_timeout_s=1.0)
+        await self.serial.start(timeout_s=15.0)
+        self.table = SimTable(self.script, control=self.sim.control, press=self._press)
+        self._setup_buttons()
+        await asyncio.to_thread(self._setup_camera)
+        h0 = self.script.hands[0]
+        self._emit("staff", ev.StartGame(ruleset=self.ruleset, players=tuple(self.script.players),
+                                         start_round=h0.round, start_honba=h0.honba, start_sticks=h0.sticks,
+                                         start_scores=tuple(h0.scores), now=time.monotonic()))
+        self._thread = threading.Thread(target=self._drive, name="sim-table", daemon=True)
+        self._thread.start()
+
+    async def stop(self) -> None:
+        self._stop.set()
+        if self.table is not None:
+            with self.table._cond:
+                self.table._cond.notify_all()
+        if self._thread is not None:
+            await asyncio.to_thread(self._thread.join, 10.0)
+        for task in list(self._tasks):
+            task.cancel()
+        if self.serial is not None:
+            await self.serial.close()
+        for button in self.buttons:
+            button.close()
+        if self.sim is not None:
+            await asyncio.to_thread(self.sim.stop)
+        if self._own_workdir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def handle(self, command: ev.Command) -> bool:
+        if isinstance(command, ev.Lift):
+            self._spawn(self._lift())
+            return True
+        if isinstance(command, ev.RollDice):
+            self._spawn(self._roll(command.seat, command.count))
+            return True
+        if isinstance(command, ev.Shuffle):
+            return True          # the lift cycle shuffles whatever set is not stacked
+        if isinstance(command, ev.LightButton):
+            self.lamps[command.seat] = command.action
+            return True
+        return False
+
+    def status(self) -> dict[str, Any]:
+        t = self.table
+        return {"plays": self.path.name, "level": f"physical (MCU on a pty, mock buttons, camera {self.camera_mode})",
+                "hands": len(self.script.hands), "hand": t.hand_index if t else 0,
+                "actions": t.applied if t else 0, "finished": bool(t and t.finished), "frames": self.frames,
+                "events": self.events_posted, "error": self.error}
+
+    def latest_jpeg(self) -> bytes | None:
+        if self.renderer is None or self.table is None:
+            return None
+        import cv2
+        frame = self._last_frame if self._last_frame is not None else self.renderer.render(self.table.snapshot())
+        ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        return buf.tobytes() if ok else None
+
+    # ------------------------------------------------------------------ posting
+    def _emit(self, source: str, event: ev.Event) -> None:
+        assert self._post is not None
+        self._post(source, event)
+        self.events_posted += 1
+
+    def _spawn(self, coro) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _on_link_event(self, item: object) -> None:
+        from firmware_bridge import protocol as p
+        from firmware_bridge.link import LinkLost, LinkUp, McuEvent
+        now = time.monotonic()
+        if isinstance(item, LinkLost):
+            self._emit("firmware", ev.LinkLost(reason=item.reason, now=now))
+        elif isinstance(item, LinkUp) and item.rebooted:
+            self._emit("firmware", ev.LinkRestored(now=now))
+        elif isinstance(item, McuEvent) and isinstance(item.msg, p.Fault):
+            self._emit("firmware", ev.McuFault(code=item.msg.fault_name, detail=item.msg.describe(), now=now))
+
+    # ------------------------------------------------------------------ firmware (in the loop)
+    async def _lift(self) -> None:
+        from firmware_bridge.errors import BridgeError
+        from hardware.sim.mcu import SET_HOPPER, SET_STACKED, SET_TABLE
+        assert self.table is not None and self.serial is not None
+        try:
+            status = await self.serial.mcu.status()
+            if status.walls_up or SET_TABLE in status.sets:
+                await self.serial.wall_lift.lower()
+                await self.serial.centre.open()
+                await self.serial.centre.close()
+                status = await self.serial.mcu.status()
+            if SET_STACKED not in status.sets and SET_HOPPER in status.sets:
+                await self.serial.shuffler.shuffle(list(status.sets).index(SET_HOPPER), timeout_s=LIFT_TIMEOUT_S)
+            hand = await asyncio.to_thread(self.table.prepare_lift)
+            if hand is None:
+                return
+            result = await self.serial.wall_lift.lift("all", timeout_s=LIFT_TIMEOUT_S)
+        except (BridgeError, OSError) as err:
+            self._fail(f"lift: {err}")
+            return
+        self._emit("firmware", ev.LiftDone(counts=tuple(result.tiles), now=time.monotonic()))
+        self.table.on_lift_done(tuple(result.tiles))
+
+    async def _roll(self, seat: int, count: int) -> None:
+        from firmware_bridge.errors import BridgeError
+        assert self.table is not None and self.serial is not None
+        try:
+            await asyncio.to_thread(self.table.prepare_roll, seat, count)
+            dice = await self.serial.dice.roll(count, seat)
+        except (BridgeError, OSError) as err:
+            self._fail(f"dice: {err}")
+            return
+        self._emit("firmware", ev.DiceResult(seat=seat, dice=tuple(dice), now=time.monotonic()))
+        self.table.on_dice(tuple(dice))
+
+    def _fail(self, message: str) -> None:
+        self.error = message
+        log.error("sim table: %s", message)
+
+    # ------------------------------------------------------------------ seat buttons
+    def _setup_buttons(self) -> None:
+        from gpiozero import Button
+        from gpiozero.pins.mock import MockFactory
+        self.factory = MockFactory()
+        for (seat, action), pin in BUTTON_PINS.items():
+            button = Button(pin, pull_up=True, pin_factory=self.factory)
+            button.when_pressed = self._on_press(seat, action)
+            self.buttons.append(button)
+
+    def _on_press(self, seat: int, action: str) -> Callable[[], None]:
+        def pressed() -> None:
+            self.tracker.on_button(seat, action)
+            self._emit("gpio", ev.Button(seat=seat, action=action, now=time.monotonic()))
+        return pressed
+
+    def _press(self, seat: int, action: str) -> None:
+        pin = self.factory.pin(BUTTON_PINS[(seat, action)])
+        pin.drive_low()
+        pin.drive_high()
+
+    # ------------------------------------------------------------------ the table's own thread
+    def _drive(self) -> None:
+        table = self.table
+        assert table is not None
+        pending: list[dict] = []
+        try:
+            while not self._stop.is_set():
+                nxt = table.next_op()
+                if nxt is None or frame_breaks(pending, nxt):
+                    if pending:
+                        self._look()
+                        pending = []
+                if nxt is None:
+                    break
+                if table.waiting_for() is not None:
+                    table.wait_ready(0.5)
+                    continue
+                op = table.step()
+                if op is None:
+                    continue
+                if op["op"] in VISIBLE_OPS:
+                    pending.append(op)
+                if self.speed > 0:
+                    self._stop.wait(STEP_S / self.speed)
+        except (SimTableError, ValueError, OSError) as err:
+            self._fail(f"stopped at hand {table.hand_index} action {table.op_index}: {err}")
+            return
+        if table.finished:
+            log.info("sim table: %s played to its end (%d hands)", self.path.name, len(self.script.hands))
+
+    def _look(self) -> None:
+        """One camera frame: read it and post what changed."""
+        assert self.table is not None
+        now = time.monotonic()
+        state = self.table.snapshot()
+        if self.camera_mode == "rendered":
+            frame = self.renderer.render(state, seed=self.frames)
+            self._last_frame = frame
+            view = self.reader.read(frame, now=now)
+        else:
+            view = perfect_view(state, now=now)
+        self.frames += 1
+        for event in self.tracker.update(view, now):
+            self._emit("camera", event)

@@ -1,0 +1,155 @@
+"""The machine cycle: a pure state machine (no clock, no I/O), driven through whole hands."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller import cycle as C
+from controller import events as ev
+
+
+def run(events, state=None):
+    """Feed (event, now) pairs; return the final state and every command with its time."""
+    s = state or C.initial_state()
+    out = []
+    for e, now in events:
+        s, cmds = C.step(s, e, now)
+        out += [(now, c) for c in cmds]
+    return s, out
+
+
+def kinds(cmds):
+    return [c.KIND for _, c in cmds]
+
+
+FIRST_HAND = [
+    (ev.StartGame(ruleset="tenhou"), 0.0),
+    (C.CentreDone(is_open=False), 2.0),
+    (ev.LiftDone(counts=(34, 34, 34, 34)), 8.0),
+    (ev.Button(seat=0, action="dice"), 10.0),
+    (ev.DiceResult(seat=0, dice=(3, 5)), 11.5),
+]
+
+
+def test_first_hand_closes_lifts_shuffles_the_other_set_then_plays():
+    s, cmds = run(FIRST_HAND)
+    assert kinds(cmds) == ["machine.centre", "machine.lift", "machine.shuffle"]
+    assert cmds[0][1] == C.Centre(is_open=False)
+    assert cmds[2][1] == C.ShuffleSet(tile_set=1) and cmds[2][0] == 8.0
+    assert (s.state, s.on_table, s.shuffling, s.stacked, s.hopper) == ("playing", 0, 1, None, None)
+    assert s.last_counts == (34, 34, 34, 34)
+
+
+def test_hand_end_push_close_lift_next_set_and_shuffle_the_returned_one():
+    s, _ = run(FIRST_HAND + [(ev.StackReady(counts=(34,) * 4), 68.0)])
+    assert (s.stacked, s.shuffling) == (1, None)
+    s, cmds = run([
+        (ev.Lift(), 300.0),                                  # the game asks for the next hand
+        (C.CentreDone(is_open=True), 302.0),
+        (ev.Button(seat=2, action="ok"), 320.0),             # tiles pushed in
+        (C.CentreDone(is_open=False), 322.0),
+        (ev.LiftDone(counts=(34,) * 4), 328.0),
+    ], s)
+    assert [c for _, c in cmds] == [C.Centre(is_open=True), C.Centre(is_open=False), C.LiftWalls(),
+                                    C.ShuffleSet(tile_set=0)]
+    assert (s.state, s.on_table, s.shuffling, s.hopper) == ("ready", 1, 0, None)
+
+
+def test_a_short_hand_waits_for_the_shuffle_before_lifting():
+    s, _ = run(FIRST_HAND)
+    s, cmds = run([(ev.Lift(), 30.0), (ev.Button(seat=1, action="ok"), 33.0),
+                   (C.CentreDone(is_open=False), 35.0)], s)
+    assert s.state == "waiting_stack" and kinds(cmds) == ["machine.centre", "machine.centre"]
+    s, cmds = run([(ev.StackReady(counts=(34,) * 4), 68.0)], s)
+    assert s.state == "lifting" and kinds(cmds) == ["machine.lift"]
+
+
+@pytest.mark.parametrize("event, reason", [
+    (ev.McuFault(code="lift_stall", detail="wall 2"), "MCU fault lift_stall: wall 2"),
+    (ev.McuFault(code="head_jam"), "MCU fault head_jam"),
+    (ev.McuFault(code="chain_rod_stuck"), "MCU fault chain_rod_stuck"),
+    (ev.McuFault(code="limit_switch_stuck"), "MCU fault limit_switch_stuck"),
+    (ev.McuFault(code="lane_count", detail="lane 2: 33 tiles"), "MCU fault lane_count: lane 2: 33 tiles"),
+    (ev.McuFault(code="dice_dead"), "MCU fault dice_dead"),
+    (ev.McuFault(code="overheat", detail="92 C"), "MCU fault overheat: 92 C"),
+    (ev.McuFault(code="lid_open"), "MCU fault lid_open"),
+    (ev.McuFault(code="shuffle_timeout"), "MCU fault shuffle_timeout"),
+    (ev.McuFault(code="deadman"), "MCU fault deadman"),
+    (ev.LinkLost(reason="no valid frame from the MCU for 1.0 s"),
+     "MCU link lost: no valid frame from the MCU for 1.0 s"),
+    (ev.EStop(is_pressed=True), "emergency stop pressed"),
+    (ev.Lid(is_open=True), "lid opened during motion"),
+], ids=lambda v: getattr(v, "KIND", None) and (getattr(v, "code", "") or v.KIND))
+def test_each_fault_halts_with_a_one_line_reason_and_stops_the_motors(event, reason):
+    s, _ = run(FIRST_HAND)                         # playing, set 1 shuffling in the background
+    s, cmds = run([(event, 20.0)], s)
+    assert s.state == "halted" and s.reason == reason and "\n" not in s.reason
+    assert cmds[0][1] == C.StopMotors(reason=reason)
+    assert (C.MotorPower(is_on=False) in [c for _, c in cmds]) == isinstance(event, ev.EStop)
+    assert s.shuffling is None and s.hopper == 1                 # the cut-short shuffle is redone later
+    # latched: nothing moves, a second fault keeps the first reason
+    s, cmds = run([(ev.Lift(), 21.0), (ev.McuFault(code="overheat"), 22.0),
+                   (ev.Button(seat=0, action="ok"), 23.0)], s)
+    assert cmds == [] and s.reason == reason
+
+
+def test_operator_reset_needs_estop_released_and_lid_closed():
+    s, _ = run(FIRST_HAND + [(ev.EStop(is_pressed=True), 20.0), (ev.Lid(is_open=True), 21.0)])
+    s, cmds = run([(ev.Reset(reason="operator"), 30.0)], s)
+    assert s.state == "halted" and "reset refused: e-stop still pressed" in s.reason and cmds == []
+    s, cmds = run([(ev.EStop(is_pressed=False), 31.0), (ev.Reset(), 32.0)], s)
+    assert s.state == "halted" and cmds == []
+    s, cmds = run([(ev.Lid(is_open=False), 33.0), (ev.Reset(), 34.0)], s)
+    assert s.state == "idle" and s.reason == ""
+    assert [c for _, c in cmds] == [C.ResetFault(), C.MotorPower(is_on=True)]
+    # the table starts again: walls still on the table are pushed in first
+    s, cmds = run([(ev.Lift(), 40.0)], s)
+    assert s.state == "receiving" and [c for _, c in cmds] == [C.Centre(is_open=True)]
+
+
+def test_no_reset_while_the_link_is_down():
+    s, _ = run(FIRST_HAND + [(ev.LinkLost(reason="port vanished"), 20.0), (ev.Reset(), 21.0)])
+    assert s.state == "halted"
+    s, cmds = run([(ev.LinkRestored(), 22.0), (ev.Reset(), 23.0)], s)
+    assert s.state == "idle" and kinds(cmds) == ["machine.reset_fault", "machine.motor_power"]
+
+
+def test_shuffle_over_80_s_halts():
+    s, _ = run(FIRST_HAND)
+    s, cmds = run([(ev.Discard(seat=1, tile="5p"), 80.0)], s)     # 72 s into the shuffle: fine
+    assert s.state == "playing" and cmds == []
+    s, cmds = run([(ev.Discard(seat=2, tile="1z"), 88.5)], s)     # 80.5 s
+    assert s.state == "halted" and s.reason == "shuffle over 80 s (80 s)"
+    assert kinds(cmds) == ["machine.stop"]
+
+
+def test_no_motion_while_lid_open_or_estop_then_released():
+    s, _ = run([(ev.Lid(is_open=True), 0.0)])
+    assert s.state == "idle" and not s.motion_allowed and s.refusal() == "lid open"
+    s, cmds = run([(ev.StartGame(ruleset="tenhou"), 1.0)], s)
+    assert cmds == [] and s.state == "closing" and s.pending == (C.Centre(is_open=False),)
+    s, cmds = run([(ev.Lid(is_open=False), 5.0)], s)
+    assert [c for _, c in cmds] == [C.Centre(is_open=False)] and s.pending == ()
+
+
+def test_lid_opened_while_nothing_moves_is_not_a_fault():
+    s, _ = run(FIRST_HAND + [(ev.StackReady(counts=(34,) * 4), 68.0), (ev.Lid(is_open=True), 70.0)])
+    assert s.state == "playing" and s.lid_open and s.refusal() == "lid open"
+
+
+def test_aborted_jobs_from_our_own_stop_are_not_new_faults():
+    s, _ = run(FIRST_HAND + [(ev.EStop(is_pressed=True), 20.0), (ev.McuFault(code="aborted"), 20.1)])
+    assert s.reason == "emergency stop pressed"
+
+
+def test_profile_bounds():
+    with pytest.raises(ValueError, match="walls is 5, must be 3 or 4"):
+        C.CycleProfile(walls=5)
+    with pytest.raises(ValueError, match="shuffle_limit_s is 50"):
+        C.CycleProfile(shuffle_limit_s=50)
+
+
+def test_step_never_changes_the_state_passed_in():
+    s0 = C.initial_state()
+    s1, _ = C.step(s0, ev.StartGame(ruleset="tenhou"), 0.0)
+    assert s0 == C.initial_state() and s1 is not s0

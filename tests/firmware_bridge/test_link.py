@@ -1,0 +1,173 @@
+"""The serial link against the simulator process: port errors, replug, reboot, silence, noise."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from firmware_bridge import protocol as p
+from firmware_bridge.errors import BridgeError, LinkError, LinkTimeout
+from firmware_bridge.link import Link, LinkLost, LinkUp, McuEvent
+
+
+class Recorder:
+    """A sink that records what the link posts (as the daemon's loop would receive it)."""
+
+    def __init__(self) -> None:
+        self.items: list[object] = []
+        self.cond = threading.Condition()
+
+    def __call__(self, ev: object) -> None:
+        with self.cond:
+            self.items.append(ev)
+            self.cond.notify_all()
+
+    def wait(self, predicate, timeout_s: float = 10.0) -> list[object]:
+        with self.cond:
+            assert self.cond.wait_for(lambda: predicate(self.items), timeout_s), self.items
+            return list(self.items)
+
+    def of(self, kind: type) -> list:
+        with self.cond:
+            return [ev for ev in self.items if isinstance(ev, kind)]
+
+
+def display(link: Link, text: str = "x", timeout_s: float | None = None) -> p.Ack:
+    return link.request(p.Display(job=link.next_job(), seat=0, text=text), timeout_s=timeout_s).result(30)
+
+
+def test_a_port_that_cannot_be_opened_names_the_port_and_the_problem(tmp_path):
+    missing = str(tmp_path / "ttyNOPE")
+    with pytest.raises(LinkError, match=r"link .*ttyNOPE: not up after 0.5 s \(cannot open port: .*No such file"):
+        Link.open(missing, timeout_s=0.5)
+    rec = Recorder()
+    link = Link(missing, sink=rec, reopen_s=0.05)
+    link.start()
+    try:
+        rec.wait(lambda items: items)
+        time.sleep(0.3)                       # keeps retrying, but reports the episode once
+        lost = rec.of(LinkLost)
+        assert len(lost) == 1 and "No such file" in lost[0].reason and link._threads[0].is_alive()
+        with pytest.raises(LinkTimeout, match=r"no reply to 'display' job .* \(link down: cannot open port"):
+            display(link, timeout_s=0.2)
+    finally:
+        link.close()
+
+
+def test_link_options_are_bounds_checked():
+    with pytest.raises(BridgeError, match="option 'heartbeat_s' is 0.0, must be 0.01..10.0"):
+        Link("/dev/null", heartbeat_s=0.0)
+
+
+def test_replug_reconnects_and_reidentifies_without_losing_a_command(sim_mcu):
+    rec = Recorder()
+    link = Link(sim_mcu.port, sink=rec, reopen_s=0.05)
+    link.start()
+    try:
+        link.wait_up(10)
+        assert display(link).status == p.ACK_DONE
+        sim_mcu.control("replug", down_s=0.6)
+        rec.wait(lambda items: any(isinstance(ev, LinkLost) for ev in items))
+        # sent while the adapter is out: waits, then goes through once the port is back
+        ack = display(link, "late", timeout_s=10.0)
+        assert ack.status == p.ACK_DONE
+        ups = rec.wait(lambda items: len([ev for ev in items if isinstance(ev, LinkUp)]) == 2)
+    finally:
+        link.close()
+    lost = rec.of(LinkLost)
+    assert len(lost) == 1 and "failed" in lost[0].reason
+    assert [up.rebooted for up in ups if isinstance(up, LinkUp)] == [False, False]
+    st = sim_mcu.state()
+    assert st["displays"]["0"] == "late" and st["executed_jobs"] == 2 and st["duplicated_jobs"] == 0
+
+
+def test_mcu_reboot_mid_command_is_reported(sim_mcu_factory):
+    sim = sim_mcu_factory(time_scale=1.0)
+    rec = Recorder()
+    link = Link(sim.port, sink=rec)
+    link.start()
+    try:
+        link.wait_up(10)
+        ack = link.request(p.Shuffle(job=link.next_job(), set=1)).result(10)
+        assert ack.status == p.ACK_ACCEPTED
+        sim.control("reboot")
+        ups = rec.wait(lambda items: any(isinstance(ev, LinkUp) and ev.rebooted for ev in items))
+        boots = [ev.msg for ev in rec.of(McuEvent) if isinstance(ev.msg, p.Boot)]
+    finally:
+        link.close()
+    assert boots and boots[-1].cause == 1
+    assert [ev.identify.boot_id for ev in ups if isinstance(ev, LinkUp)][-1] == boots[-1].boot_id
+    st = sim.state()
+    assert not st["motors_running"] and st["sets"] == ["stacked", "hopper"]
+
+
+def test_silence_is_link_lost_then_back(sim_mcu):
+    rec = Recorder()
+    link = Link(sim_mcu.port, sink=rec, link_timeout_s=0.3, heartbeat_s=0.05)
+    link.start()
+    try:
+        link.wait_up(10)
+        sim_mcu.control("silence", s=1.0)
+        rec.wait(lambda items: any(isinstance(ev, LinkLost) for ev in items))
+        assert not link.is_up
+        rec.wait(lambda items: len([ev for ev in items if isinstance(ev, LinkUp)]) == 2)
+        assert display(link).status == p.ACK_DONE
+    finally:
+        link.close()
+    assert "no valid frame from the MCU for 0.3 s" in rec.of(LinkLost)[0].reason
+    # the host kept talking (hello) while the MCU was mute, so its deadman never fired
+    assert sim_mcu.state()["fault"] == ""
+
+
+def test_garbage_from_the_mcu_is_skipped(sim_mcu):
+    link = Link(sim_mcu.port)
+    link.start()
+    try:
+        link.wait_up(10)
+        sim_mcu.control("garbage", n=500)
+        assert display(link).status == p.ACK_DONE
+        assert link.is_up
+    finally:
+        link.close()
+
+
+def test_noisy_line_every_command_exactly_once(sim_mcu_factory):
+    sim = sim_mcu_factory("--drop", "0.02", "--corrupt", "0.02", "--duplicate", "0.01", "--delay-rate", "0.05",
+                          "--delay-ms", "3", "--seed", "7")
+    rec = Recorder()
+    link = Link(sim.port, sink=rec, reply_timeout_s=5.0)
+    link.start()
+    try:
+        link.wait_up(10)
+        jobs = [link.next_job() for _ in range(150)]
+        futures = [link.request(p.Display(job=j, seat=j % 4, text=str(j))) for j in jobs[:100]]
+        acks = [f.result(30) for f in futures]              # 100 queued at once, 16 jobs in the window
+        lifts = []
+        for i, j in enumerate(jobs[100:110]):       # all up, two up, ...: each waits for its lift_done
+            lifts.append(link.request(p.Lift(job=j, walls=0x0F if i % 2 == 0 else 0x03)).result(30))
+            rec.wait(lambda items, j=j: any(isinstance(ev, McuEvent) and isinstance(ev.msg, p.LiftDone)
+                                            and ev.msg.job == j for ev in items))
+        stats = link.stats()
+    finally:
+        link.close()
+    assert all(a.status == p.ACK_DONE for a in acks) and all(a.status == p.ACK_ACCEPTED for a in lifts)
+    assert stats.retransmits > 0 and stats.rx_errors > 0
+    executed = sim.control("stats")["executed"]
+    assert {int(j) for j in executed} == set(jobs[:110]) and set(executed.values()) == {1}
+    done = [ev.msg.job for ev in rec.of(McuEvent) if isinstance(ev.msg, p.LiftDone)]
+    assert sorted(done) == sorted(jobs[100:110])      # each completion delivered once
+
+
+def test_requests_refuse_out_of_range_fields_before_sending(sim_mcu):
+    link = Link(sim_mcu.port)
+    link.start()
+    try:
+        link.wait_up(10)
+        with pytest.raises(p.FieldError, match="lift: field 'walls' is 99"):
+            link.request(p.Lift(job=1, walls=99))
+        assert display(link).status == p.ACK_DONE
+    finally:
+        link.close()
+    assert sim_mcu.state()["rx_errors"] == 0

@@ -1,0 +1,108 @@
+"""The simulated firmware's logic in-process with a fake clock: exact timings, no process, no pty."""
+
+from __future__ import annotations
+
+import pytest
+
+from firmware_bridge import protocol as p
+from hardware.sim.mcu import EVENT_RTO_S, JOB_TABLE_SIZE, SimMcu, TableModel
+
+
+class Bench:
+    """A SimMcu wired to a fake clock and a list of decoded output frames."""
+
+    def __init__(self, time_scale: float = 0.01, **kwargs) -> None:
+        self.t = 0.0
+        self.out: list[tuple[float, p.Frame]] = []
+        self._dec = p.FrameDecoder()
+        self.mcu = SimMcu(TableModel(), time_scale=time_scale, send=self._sent, clock=lambda: self.t, **kwargs)
+        self.seq = 0
+
+    def _sent(self, data: bytes) -> None:
+        self.out += [(self.t, f) for f in self._dec.feed(data) if isinstance(f, p.Frame)]
+
+    def send(self, msg: p.Message) -> p.Message | None:
+        self.seq = (self.seq + 1) & 0xFF
+        n = len(self.out)
+        self.mcu.on_frame_bytes(p.encode(msg, self.seq)[:-1])
+        replies = [f.msg for _, f in self.out[n:] if not isinstance(f.msg, p.Event)]
+        return replies[0] if replies else None
+
+    def run_until(self, t_end: float, dt: float = 0.001) -> None:
+        while self.t < t_end:
+            self.t = round(self.t + dt, 6)
+            self.mcu.poll()
+
+    def events(self, kind: type) -> list[tuple[float, p.Event]]:
+        return [(t, f.msg) for t, f in self.out if isinstance(f.msg, kind)]
+
+
+def test_event_retransmission_schedule_is_bounded():
+    b = Bench()
+    b.send(p.Hello(session=1))
+    b.send(p.Centre(job=3, open=1))
+    b.run_until(6.0)
+    times = [t for t, _ in b.events(p.Done)]
+    expected, t = [0.02], 0.02
+    for rto in EVENT_RTO_S[:-1]:
+        t = round(t + rto, 3)
+        expected += [t, t]                    # each retransmission sent twice
+    assert times == pytest.approx(expected, abs=0.0015)
+    assert len(times) == 1 + 2 * (len(EVENT_RTO_S) - 1)
+
+
+def test_evack_stops_retransmission():
+    b = Bench()
+    b.send(p.Hello(session=1))
+    b.send(p.Centre(job=3, open=1))
+    b.run_until(0.03)
+    (seq,) = {f.seq for _, f in b.out if isinstance(f.msg, p.Done)}
+    b.mcu.on_frame_bytes(p.encode(p.EvAck(), seq)[:-1])
+    b.run_until(3.0)
+    assert len(b.events(p.Done)) == 1
+
+
+def test_deadman_trips_exactly_after_the_configured_time():
+    b = Bench(time_scale=1.0, deadman_ms=500)     # a real 60 s shuffle
+    b.send(p.Hello(session=1))
+    b.send(p.Shuffle(job=4, set=1))
+    b.run_until(0.3)
+    b.send(p.Ping())                          # any valid frame feeds it
+    b.run_until(0.799)
+    assert b.mcu.motions and b.mcu.state.fault == 0
+    b.run_until(0.801)
+    assert not b.mcu.motions and not b.mcu.state.motor_power
+    assert b.mcu.deadman_at == pytest.approx(0.8, abs=0.0015)
+    faults = [(e.job, e.fault_name, e.latched) for _, e in b.events(p.Fault)]
+    assert (0, "deadman", 1) in faults and (4, "deadman", 1) in faults
+
+
+def test_deadman_not_armed_before_the_host_speaks():
+    b = Bench()
+    b.run_until(2.0)
+    assert b.mcu.state.fault == 0
+
+
+def test_job_table_forgets_only_beyond_its_size():
+    b = Bench()
+    b.send(p.Hello(session=1))
+    for job in range(1, JOB_TABLE_SIZE + 2):
+        b.send(p.Display(job=job, seat=0, text=str(job)))
+    # the last JOB_TABLE_SIZE jobs are remembered: a retransmission is not executed again
+    assert b.send(p.Display(job=2, seat=0, text="2")).code == p.ACK_DUPLICATE
+    assert b.send(p.Display(job=1, seat=0, text="1")).code == 0        # evicted: runs again
+    assert b.mcu.executed[2] == 1 and b.mcu.executed[1] == 2
+
+
+def test_motion_is_time_scaled_and_absolute():
+    b = Bench()
+    b.send(p.Hello(session=1))
+    assert b.send(p.Lift(job=5, walls=0x0F)).status == p.ACK_ACCEPTED
+    b.run_until(0.059)
+    assert not b.events(p.LiftDone)
+    b.run_until(0.061)                         # 6 s x 0.01
+    assert [e.walls for _, e in b.events(p.LiftDone)] == [0x0F]
+    n = len(b.out)
+    b.send(p.Lift(job=6, walls=0x0F))          # already there: done at once
+    b.run_until(0.062)
+    assert [f.msg.job for _, f in b.out[n:] if isinstance(f.msg, p.LiftDone)] == [6]

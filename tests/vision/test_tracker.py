@@ -1,0 +1,189 @@
+"""The tracker: votes over views, emits the game's events. Unit tests on views; the rendered
+hand (real frames, the real ONNX model) is in test_tracker_rendered.py."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from controller.events import (
+    Discard,
+    DiscardRemoved,
+    FlowerSetAside,
+    HandRevealed,
+    IndicatorRevealed,
+    Meld,
+    WallStackTaken,
+)
+from vision.reader import Indicator, SeenMeld, SeenTile, TableView
+from vision.tracker import TableTracker
+
+
+def view(rivers=None, walls=None, indicators=(), melds=None, revealed=None, flowers=None) -> TableView:
+    def tiles(spec):
+        return tuple(SeenTile(t.rstrip("*"), 0.99, t.endswith("*")) for t in spec)
+    return TableView(
+        walls={w: tuple(c) for w, c in (walls or {0: [2] * 17}).items()},
+        indicators=tuple(Indicator(w, s, SeenTile(t, 0.99)) for w, s, t in indicators),
+        rivers={s: tiles(r) for s, r in (rivers or {}).items()},
+        melds={s: tuple(m) for s, m in (melds or {}).items()},
+        revealed={s: tiles(r) for s, r in (revealed or {}).items()},
+        flowers={s: tiles(r) for s, r in (flowers or {}).items()},
+    )
+
+
+def feed(tracker, views, t0=0.0):
+    events = []
+    for i, v in enumerate(views):
+        events += tracker.update(v, now=t0 + i * 0.1)
+    return events
+
+
+def test_a_discard_is_reported_once_after_three_of_five_views():
+    tr = TableTracker(k=5)
+    evs = feed(tr, [view({0: []})] * 3 + [view({0: ["5p"]})] * 2)
+    assert evs == []
+    evs = feed(tr, [view({0: ["5p"]})] * 4, t0=1.0)
+    assert evs == [Discard(seat=0, tile="5p", now=1.0)]
+
+
+def test_riichi_sideways_and_game_seat_mapping():
+    tr = TableTracker(k=3, first_dealer_position=2)
+    evs = feed(tr, [view({2: ["1m", "7z*"], 3: ["9s"]})] * 3)
+    assert [(e.seat, e.tile, e.is_riichi) for e in evs] == [(0, "1m", False), (0, "7z", True), (1, "9s", False)]
+
+
+def test_a_single_misread_or_lost_frame_does_not_reach_the_game():
+    tr = TableTracker(k=5)
+    good = view({0: ["1m", "2m"]})
+    evs = feed(tr, [good] * 5)
+    assert len(evs) == 2
+    evs = feed(tr, [view({0: ["1m", "3m"]}), good, None, view({0: ["1m"]}), good, good])
+    assert evs == []
+
+
+def test_two_percent_misreads_over_a_long_hand_give_exactly_the_script():
+    rng = random.Random(4)
+    kinds = ["1m", "2p", "3s", "4z", "5m", "0p", "6z", "7s", "8m", "9p"]
+    script = [(s, kinds[(3 * i + s) % len(kinds)]) for i in range(12) for s in range(4)]
+    tr = TableTracker(k=5)
+    rivers = {s: [] for s in range(4)}
+    events = []
+    t = 0.0
+    for seat, tile in script:
+        rivers[seat].append(tile)
+        for _ in range(6):            # six frames per discard
+            t += 0.1
+            if rng.random() < 0.02:
+                events += tr.update(None, now=t)
+                continue
+            shown = {s: list(r) for s, r in rivers.items()}
+            for s in shown:
+                for i in range(len(shown[s])):
+                    if rng.random() < 0.02:
+                        shown[s][i] = "1s" if shown[s][i] != "1s" else "2s"
+                if shown[s] and rng.random() < 0.02:
+                    shown[s].pop()    # lost under a hand
+            events += tr.update(view(shown), now=t)
+    assert [(e.seat, e.tile) for e in events] == script
+    assert all(isinstance(e, Discard) for e in events)
+
+
+def test_wall_stacks_taken_one_tile_at_a_time_and_a_new_hand_resets():
+    tr = TableTracker(k=3)
+    full = [2] * 17
+    feed(tr, [view(walls={1: full})] * 3)
+    taken = list(full)
+    taken[0], taken[1] = 0, 1
+    evs = feed(tr, [view(walls={1: taken})] * 3, t0=1.0)
+    assert [(e.wall, e.stack, e.tiles_left) for e in evs] == [(1, 1, 1), (1, 1, 0), (1, 2, 1)]
+    assert all(isinstance(e, WallStackTaken) for e in evs)
+    # walls raised again for the next hand: nothing to report
+    assert feed(tr, [view(walls={1: full})] * 4, t0=2.0) == []
+    taken = list(full)
+    taken[5] = 1
+    assert [(e.stack, e.tiles_left) for e in feed(tr, [view(walls={1: taken})] * 3, t0=3.0)] == [(6, 1)]
+
+
+def test_indicator_melds_reveal_and_flowers():
+    tr = TableTracker(k=3)
+    pon = SeenMeld(tuple(SeenTile("5m", 0.9, i == 0) for i in range(3)), "pon", 0, None, 3)
+    kakan = SeenMeld(pon.tiles, "kakan", 0, SeenTile("0m", 0.9, True), 3)
+    ankan = SeenMeld((SeenTile("back", 0.9), SeenTile("9s", 0.9), SeenTile("9s", 0.9), SeenTile("back", 0.9)),
+                     "ankan")
+    evs = feed(tr, [view(indicators=[(1, 11, "3p")], melds={0: [pon], 2: [ankan]},
+                         flowers={3: ["1f", "6f"]})] * 3)
+    assert IndicatorRevealed(wall=1, stack=11, tile="3p", now=0.1) in evs
+    assert Meld(seat=0, meld_kind="pon", tiles=("5m", "5m", "5m"), called="5m", source=3, now=0.1) in evs
+    assert Meld(seat=2, meld_kind="ankan", tiles=("9s", "9s", "9s", "9s"), now=0.1) in evs
+    assert [e.tile for e in evs if isinstance(e, FlowerSetAside)] == ["1f", "6f"]
+    evs = feed(tr, [view(indicators=[(1, 11, "3p")], melds={0: [kakan], 2: [ankan]},
+                         revealed={1: ["1p", "2p", "3p", "5z", "5z"]}, flowers={3: ["1f", "6f"]})] * 3, t0=1.0)
+    assert Meld(seat=0, meld_kind="kakan", tiles=("5m", "5m", "5m", "0m"), called="0m", source=3, now=1.1) in evs
+    assert HandRevealed(seat=1, tiles=("1p", "2p", "3p", "5z", "5z"), now=1.1) in evs
+    assert len(evs) == 2
+
+
+def test_a_called_discard_leaves_the_river_without_a_removal_event():
+    tr = TableTracker(k=3)
+    feed(tr, [view({1: ["2m", "6p"]})] * 3)
+    chi = SeenMeld((SeenTile("6p", 0.9, True), SeenTile("7p", 0.9), SeenTile("8p", 0.9)), "chi", 0, None, 1)
+    evs = feed(tr, [view({1: ["2m"]}, melds={2: [chi]})] * 3, t0=1.0)
+    assert evs == [Meld(seat=2, meld_kind="chi", tiles=("6p", "7p", "8p"), called="6p", source=1, now=1.1)]
+    # a tile that vanishes with no meld, and one re-read as another tile
+    evs = feed(tr, [view({1: []}, melds={2: [chi]})] * 3, t0=2.0)
+    assert evs == [DiscardRemoved(seat=1, index=0, tile="2m", now=2.1)]
+
+
+def test_a_tile_re_read_as_another_is_a_replacement():
+    tr = TableTracker(k=3)
+    feed(tr, [view({0: ["4p"]})] * 3)
+    evs = feed(tr, [view({0: ["5p"]})] * 3, t0=1.0)
+    assert evs == [DiscardRemoved(seat=0, index=0, tile="4p", replaced_by="5p", now=1.1)]
+
+
+def test_unsure_tiles_wait_and_bad_settings_are_refused():
+    tr = TableTracker(k=3)
+    unsure = TableView(rivers={0: (SeenTile("7s", 0.2),)}, walls={})
+    assert feed(tr, [unsure] * 3) == []
+    with pytest.raises(ValueError, match="k is 0"):
+        TableTracker(k=0)
+    with pytest.raises(ValueError, match="need is 9"):
+        TableTracker(k=5, need=9)
+
+
+def test_the_watcher_survives_a_lost_camera_and_bad_frames():
+    from hardware.sim.scene import TableState
+    from tests.fixtures.frames import renderer_for
+    from vision.camera import CameraStatus, RenderedCamera
+    from vision.classifier import ScriptedClassifier
+    from vision.reader import TableReader
+    from vision.tracker import TableWatcher
+
+    r = renderer_for("riichi4", "top")
+    full = TableState.full_walls(r.layout)
+    taken = full.copy()
+    taken.walls[2][0] = 1
+    cam = RenderedCamera(r, lambda now: full if now < 1.0 else taken, drop_frames=[(0.5, 0.8)])
+    watcher = TableWatcher(cam, TableTracker(k=3), lambda cal: TableReader(r.profile, cal, ScriptedClassifier([])),
+                           profile=r.profile)
+    events = []
+    for i in range(16):
+        events += watcher.poll(now=i * 0.1)
+        if 5 <= i < 8:
+            assert watcher.status().camera == "camera lost"
+    assert watcher.status().is_calibrated and watcher.status().camera == "ok"
+    assert [(e.wall, e.stack, e.tiles_left) for e in events] == [(2, 1, 1)]
+
+    class WrongSize:   # a camera that switched mode: frames of another size
+        def read(self, now):
+            return np.zeros((480, 640, 3), np.uint8)
+
+        def status(self):
+            return CameraStatus("ok", "fake", 1)
+
+    watcher.camera = WrongSize()
+    assert watcher.poll(now=5.0) == []
+    assert "frame is 640x480, the calibration was made for 1280x720" in watcher.status().error

@@ -1,0 +1,104 @@
+"""A rendered hand, frame by frame through the reader (real ONNX model) and the tracker: the
+events must match the script exactly, with a player's hand passing over the table each turn."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.events import Discard, HandRevealed, IndicatorRevealed, Meld, WallStackTaken
+from hardware.sim.scene import MeldShape, TableState
+from tests.fixtures.frames import renderer_for
+from vision.calibration import calibrate
+from vision.reader import TableReader
+from vision.tracker import TableTracker
+
+WIN = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "2p", "3p", "4p"]
+
+
+def script(layout):
+    """(states, expected events): one table state per step, the events it must bring."""
+    st = TableState.full_walls(layout)
+    for i in range(17):
+        st.walls[0][i] = 0
+    for i in range(8, 17):
+        st.walls[1][i] = 0
+    st.walls[3][0] = 1
+    st.indicators[(1, 4)] = "3p"
+    st.standing = {0: 14, 1: 13, 2: 13, 3: 13}
+    steps = [(st.copy(), [("indicator", 1, 4, "3p")])]
+    live = [(3, 1), (3, 2), (3, 2), (3, 3), (3, 3), (3, 4), (3, 4)]
+
+    def turn(pos, tile, *, draw=True, riichi=False, expect=None):
+        nonlocal st
+        st = st.copy()
+        ev = []
+        if draw:
+            w, s = live.pop(0)
+            st.walls[w][s - 1] -= 1
+            ev.append(("taken", w, s, st.walls[w][s - 1]))
+        st.rivers.setdefault(pos, []).append((tile, riichi))
+        ev.append(("discard", pos, tile, riichi))
+        steps.append((st, (expect or []) + ev))
+
+    turn(0, "9m", draw=False)
+    turn(1, "1z")
+    turn(2, "5p", riichi=True)
+    turn(3, "2s")
+    turn(0, "7z")
+    turn(1, "6s")
+    # position 3 calls pon on position 1's 6s (across: the middle tile sideways), then discards
+    st = st.copy()
+    st.rivers[1] = st.rivers[1][:-1]
+    st.melds[3] = [MeldShape(("6s", "6s", "6s"), sideways=1)]
+    st.standing[3] = 11
+    st.rivers[3].append(("4m", False))
+    steps.append((st, [("meld", 3, "pon", ("6s", "6s", "6s"), "6s", 1), ("discard", 3, "4m", False)]))
+    turn(0, "0p")
+    # position 1 draws and wins: the hand is laid face up
+    st = st.copy()
+    w, s = live.pop(0)
+    st.walls[w][s - 1] -= 1
+    st.standing[1] = 0
+    st.revealed[1] = list(WIN)
+    steps.append((st, [("taken", w, s, st.walls[w][s - 1]), ("revealed", 1, tuple(WIN))]))
+    return steps
+
+
+def as_tuple(e):
+    if isinstance(e, IndicatorRevealed):
+        return ("indicator", e.wall, e.stack, e.tile)
+    if isinstance(e, WallStackTaken):
+        return ("taken", e.wall, e.stack, e.tiles_left)
+    if isinstance(e, Discard):
+        return ("discard", e.seat, e.tile, e.is_riichi)
+    if isinstance(e, Meld):
+        return ("meld", e.seat, e.meld_kind, e.tiles, e.called, e.source)
+    if isinstance(e, HandRevealed):
+        return ("revealed", e.seat, e.tiles)
+    return (type(e).__name__,)
+
+
+@pytest.mark.parametrize("pose", ["top", "tilted"])
+def test_rendered_hand_gives_the_scripted_events(tile_model, pose):
+    renderer = renderer_for("riichi4", pose)
+    steps = script(renderer.layout)
+    first = renderer.render(steps[0][0], seed=100)
+    cal = calibrate(first, renderer.profile)
+    reader = TableReader(renderer.profile, cal, tile_model)
+    tracker = TableTracker(k=5)
+    got, want = [], []
+    t, seed = 0.0, 100
+    for n, (state, expected) in enumerate(steps):
+        want += expected
+        frames = [state] * 4
+        last_discard = next((p for p, r in state.rivers.items() if r and n > 0), None)
+        if last_discard is not None:   # the discarding player's hand passes over the table
+            over = state.copy()
+            x, y = renderer.layout.to_table(last_discard, 0.0, 170.0)
+            over.hands_over = ((x, y),)
+            frames = [over] + frames[1:]
+        for s in frames:
+            seed += 1
+            t += 0.1
+            got += [as_tuple(e) for e in tracker.update(reader.read(renderer.render(s, seed=seed), now=t), now=t)]
+    assert got == want

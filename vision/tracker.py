@@ -1,0 +1,321 @@
+"""Frames -> events: votes over the last ``k`` table views and reports what changed for good.
+
+A single frame may misread a tile, lose one under a passing hand, or be missing; the tracker
+commits a change only when at least ``need`` of the last ``k`` views agree (default 3 of 5),
+so a 2 % per-frame misread or loss does not reach the game. It emits the events of
+``controller.events``:
+
+- ``Discard`` for each new river tile, in order (``is_riichi`` from the sideways tile;
+  ``is_tsumogiri`` stays False: a camera above the table cannot tell it);
+- ``DiscardRemoved`` when a committed river tile vanishes without a meld taking it, or is
+  re-read as another tile (``replaced_by``);
+- ``IndicatorRevealed`` for a face-up tile on a wall slot;
+- ``WallStackTaken`` for each tile a wall slot loses;
+- ``Meld`` for each new meld (and for a pon that becomes an added kan);
+- ``HandRevealed`` when a seat lays its hand face up; ``FlowerSetAside`` for each flower.
+
+Seats: views are in table positions; events are in game seats, counted counter-clockwise from
+``first_dealer_position`` (the position where the first dealer sits). Walls are raised anew for
+each hand: when the walls fill up again the tracker starts a new hand by itself (or call
+:meth:`new_hand`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter, deque
+from dataclasses import dataclass, field
+
+from controller.events import (
+    Discard,
+    DiscardRemoved,
+    Event,
+    FlowerSetAside,
+    HandRevealed,
+    IndicatorRevealed,
+    Meld,
+    WallStackTaken,
+)
+from controller.rules.tiles import plain
+from vision.reader import SeenMeld, SeenTile, TableView
+
+log = logging.getLogger(__name__)
+
+_UNSURE = ("none",)
+
+
+@dataclass
+class _Committed:
+    rivers: dict[int, list[tuple[str, bool]]] = field(default_factory=dict)
+    walls: dict[int, list[int]] = field(default_factory=dict)
+    indicators: dict[tuple[int, int], str] = field(default_factory=dict)
+    melds: dict[int, list[tuple]] = field(default_factory=dict)
+    revealed: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    flowers: dict[int, list[str]] = field(default_factory=dict)
+
+
+def _meld_key(m: SeenMeld) -> tuple:
+    return (m.kind, tuple(t.tile for t in m.tiles), m.sideways, m.added.tile if m.added else None, m.source)
+
+
+class TableTracker:
+    """Votes over the last ``k`` views; :meth:`update` returns the events that became certain."""
+
+    def __init__(self, *, k: int = 5, need: int | None = None, positions: int = 4,
+                 first_dealer_position: int = 0, min_confidence: float = 0.5) -> None:
+        if k < 1:
+            raise ValueError(f"tracker: k is {k}, must be at least 1")
+        self.k = int(k)
+        self.need = int(need) if need is not None else self.k // 2 + 1
+        if not 1 <= self.need <= self.k:
+            raise ValueError(f"tracker: need is {self.need}, must be within 1..k={self.k}")
+        self.positions = positions
+        self.first_dealer_position = first_dealer_position
+        self.min_confidence = min_confidence
+        self._views: deque[TableView] = deque(maxlen=self.k)
+        self._c = _Committed()
+
+    # ---- seats
+    def seat(self, position: int) -> int:
+        """The game seat sitting at table ``position``."""
+        return (position - self.first_dealer_position) % self.positions
+
+    def new_hand(self) -> None:
+        """Forget the committed table (the walls are raised anew): no events for what is already there."""
+        self._c = _Committed()
+        self._views.clear()
+
+    # ---- voting helpers
+    def _tile(self, t: SeenTile) -> str:
+        return t.tile if t.confidence >= self.min_confidence else "none"
+
+    def _majority(self, values: list) -> object | None:
+        if not values:
+            return None
+        value, count = Counter(values).most_common(1)[0]
+        return value if count >= self.need else None
+
+    def _stable_river(self, position: int) -> list[tuple[str, bool]]:
+        rows = [tuple((self._tile(t), t.is_sideways) for t in v.rivers.get(position, ())) for v in self._views]
+        out: list[tuple[str, bool]] = []
+        for i in range(max((len(r) for r in rows), default=0)):
+            if sum(1 for r in rows if len(r) > i) < self.need:
+                break
+            best = self._majority([r[i] for r in rows if len(r) > i and r[i][0] not in _UNSURE])
+            if best is None:
+                break
+            out.append(best)
+        return out
+
+    # ---- main entry
+    def update(self, view: TableView | None, now: float) -> list[Event]:
+        """Add one view (None: no frame this time, the camera is lost) and return the new events."""
+        if view is None:
+            return []
+        self._views.append(view)
+        if len(self._views) < self.need:
+            return []
+        events: list[Event] = []
+        self._walls(events, now)
+        self._indicators(events, now)
+        new_melds = self._melds(events, now)
+        self._rivers(events, now, new_melds)
+        self._revealed(events, now)
+        self._flowers(events, now)
+        return events
+
+    def _walls(self, events: list[Event], now: float) -> None:
+        walls = set().union(*(v.walls.keys() for v in self._views))
+        stable: dict[int, list[int]] = {}
+        for w in walls:
+            rows = [v.walls[w] for v in self._views if w in v.walls]
+            n = max(len(r) for r in rows)
+            stable[w] = []
+            for i in range(n):
+                best = self._majority([r[i] for r in rows if len(r) > i])
+                stable[w].append(-1 if best is None else int(best))
+        total_now = sum(max(c, 0) for r in stable.values() for c in r)
+        total_was = sum(c for r in self._c.walls.values() for c in r)
+        if self._c.walls and total_now > total_was + 8:   # the walls were raised again: a new hand
+            views = list(self._views)
+            self.new_hand()
+            self._views.extend(views)
+        for w, counts in stable.items():
+            was = self._c.walls.setdefault(w, [])
+            if not was:
+                was.extend(max(c, 0) for c in counts)
+                continue
+            for i, c in enumerate(counts):
+                if c < 0 or i >= len(was):
+                    continue
+                while was[i] > c:
+                    was[i] -= 1
+                    events.append(WallStackTaken(wall=self.seat(w), stack=i + 1, tiles_left=was[i], now=now))
+                if c > was[i]:
+                    was[i] = c   # put back (a correction on the table): nothing to report
+
+    def _indicators(self, events: list[Event], now: float) -> None:
+        slots = {(i.wall, i.stack) for v in self._views for i in v.indicators}
+        for slot in sorted(slots):
+            votes = []
+            for v in self._views:
+                seen = [self._tile(i.tile) for i in v.indicators if (i.wall, i.stack) == slot]
+                votes.append(seen[0] if seen else None)
+            best = self._majority([t for t in votes if t not in (None, "none")])
+            if best is not None and slot not in self._c.indicators:
+                self._c.indicators[slot] = str(best)
+                events.append(IndicatorRevealed(wall=self.seat(slot[0]), stack=slot[1], tile=str(best), now=now))
+
+    def _melds(self, events: list[Event], now: float) -> dict[int, list[str]]:
+        """New melds per position; returns the called tiles taken per source position."""
+        called_from: dict[int, list[str]] = {}
+        positions = set().union(*(v.melds.keys() for v in self._views))
+        for p in positions:
+            rows = [tuple(_meld_key(m) for m in v.melds.get(p, ())) for v in self._views]
+            committed = self._c.melds.setdefault(p, [])
+            for j in range(max((len(r) for r in rows), default=0)):
+                best = self._majority([r[j] for r in rows if len(r) > j])
+                if best is None:
+                    break
+                if any(t in _UNSURE for t in best[1]) or best[0] == "":
+                    break
+                if j < len(committed):
+                    if committed[j] == best:
+                        continue
+                    if committed[j][0] == "pon" and best[0] == "kakan":
+                        committed[j] = best
+                        events.append(self._meld_event(p, best, now))
+                    continue
+                committed.append(best)
+                events.append(self._meld_event(p, best, now))
+                if best[4] is not None and best[0] != "kakan":
+                    called_from.setdefault(best[4], []).append(best[1][best[2]])
+        return called_from
+
+    def _meld_event(self, p: int, key: tuple, now: float) -> Meld:
+        kind, tiles, sideways, added, source = key
+        faces = [t for t in tiles if t != "back"]
+        if kind == "ankan":
+            shown = tuple(faces) + tuple(plain(faces[0]) for _ in range(4 - len(faces))) if faces else ()
+            return Meld(seat=self.seat(p), meld_kind="ankan", tiles=shown, now=now)
+        called = tiles[sideways] if sideways is not None else None
+        all_tiles = tuple(tiles) + ((added,) if added else ())
+        if kind == "kakan":
+            called = added
+        return Meld(seat=self.seat(p), meld_kind=kind, tiles=all_tiles, called=called,
+                    source=self.seat(source) if source is not None else None, now=now)
+
+    def _rivers(self, events: list[Event], now: float, called_from: dict[int, list[str]]) -> None:
+        for p in range(self.positions):
+            stable = self._stable_river(p)
+            committed = self._c.rivers.setdefault(p, [])
+            common = min(len(stable), len(committed))
+            for i in range(common):
+                if stable[i][0] != committed[i][0]:
+                    events.append(DiscardRemoved(seat=self.seat(p), index=i, tile=committed[i][0],
+                                                 replaced_by=stable[i][0], now=now))
+                    committed[i] = stable[i]
+            if len(stable) < len(committed) and self._river_shrunk(p):
+                for i in range(len(committed) - 1, len(stable) - 1, -1):
+                    tile = committed[i][0]
+                    taken = called_from.get(p, [])
+                    if i == len(committed) - 1 and any(plain(t) == plain(tile) for t in taken):
+                        pass   # called: the meld event says so
+                    else:
+                        events.append(DiscardRemoved(seat=self.seat(p), index=i, tile=tile, now=now))
+                del committed[len(stable):]
+            for i in range(len(committed), len(stable)):
+                tile, is_side = stable[i]
+                committed.append(stable[i])
+                events.append(Discard(seat=self.seat(p), tile=tile, is_riichi=bool(is_side), now=now))
+
+    def _river_shrunk(self, p: int) -> bool:
+        """The river is shorter in ``need`` views (not merely unreadable in some)."""
+        n = len(self._c.rivers.get(p, ()))
+        return sum(1 for v in self._views if len(v.rivers.get(p, ())) < n) >= self.need
+
+    def _revealed(self, events: list[Event], now: float) -> None:
+        positions = set().union(*(v.revealed.keys() for v in self._views))
+        for p in positions:
+            rows = [tuple(self._tile(t) for t in v.revealed.get(p, ())) for v in self._views]
+            best = self._majority([r for r in rows if r])
+            if best is None or any(t in _UNSURE for t in best) or p in self._c.revealed:
+                continue
+            self._c.revealed[p] = best
+            events.append(HandRevealed(seat=self.seat(p), tiles=tuple(best), now=now))
+
+    def _flowers(self, events: list[Event], now: float) -> None:
+        positions = set().union(*(v.flowers.keys() for v in self._views))
+        for p in positions:
+            rows = [tuple(self._tile(t) for t in v.flowers.get(p, ())) for v in self._views]
+            committed = self._c.flowers.setdefault(p, [])
+            for i in range(max((len(r) for r in rows), default=0)):
+                best = self._majority([r[i] for r in rows if len(r) > i and r[i] not in _UNSURE])
+                if best is None:
+                    break
+                if i >= len(committed) and str(best).endswith("f"):
+                    committed.append(str(best))
+                    events.append(FlowerSetAside(seat=self.seat(p), tile=str(best), now=now))
+
+
+# --------------------------------------------------------------------------- the loop's view of it all
+
+
+@dataclass(frozen=True)
+class WatchStatus:
+    """Plain data for the panel: the camera's state (``ok`` / ``camera lost`` / ...), whether the
+    table is calibrated, the last problem (one line), frames read."""
+
+    camera: str
+    is_calibrated: bool
+    error: str = ""
+    frames_read: int = 0
+
+
+class TableWatcher:
+    """Camera -> reader -> tracker, one :meth:`poll` per loop tick; never raises for a bad frame.
+
+    ``reader_factory(calibration)`` builds the reader (``TableReader(profile, cal, classifier)``).
+    Without a ``calibration`` the watcher calibrates from the first frame whose four markers
+    are all visible (the simulated table; a real table ships a calibration file). A lost
+    camera, a frame that cannot be read or calibrated: no events, and ``status()`` says why.
+    """
+
+    def __init__(self, camera, tracker: TableTracker, reader_factory, *, profile=None, calibration=None) -> None:
+        self.camera = camera
+        self.tracker = tracker
+        self.reader_factory = reader_factory
+        self.profile = profile
+        self.calibration = calibration
+        self.reader = reader_factory(calibration) if calibration is not None else None
+        self._error = ""
+        self._frames = 0
+        self.last_view: TableView | None = None
+
+    def poll(self, now: float) -> list[Event]:
+        from vision.calibration import calibrate
+        from vision.layout import VisionError
+
+        frame = self.camera.read(now)
+        if frame is None:
+            self._error = self.camera.status().error or self.camera.status().state
+            return []
+        try:
+            if self.reader is None:
+                if self.profile is None:
+                    raise VisionError("watcher: no calibration and no table profile to calibrate with")
+                self.calibration = calibrate(frame, self.profile)
+                self.reader = self.reader_factory(self.calibration)
+            view = self.reader.read(frame, now=now)
+        except VisionError as err:
+            if str(err) != self._error:
+                log.warning("table watcher: %s", err)
+            self._error = str(err)
+            return []
+        self._error = ""
+        self._frames += 1
+        self.last_view = view
+        return self.tracker.update(view, now)
+
+    def status(self) -> WatchStatus:
+        return WatchStatus(self.camera.status().state, self.reader is not None, self._error, self._frames)
