@@ -34,7 +34,7 @@ def run(commands: int, drop: float, corrupt: float, seed: int) -> str:
     with tempfile.TemporaryDirectory(prefix="jantaku-bench-") as tmp:
         sim = SimMcuProcess.start(tmp, time_scale=0.01, extra=[
             "--drop", str(drop), "--corrupt", str(corrupt), "--seed", str(seed)])
-        link = Link(sim.port, heartbeat_s=0.1, link_timeout_s=2.0, reply_timeout_s=2.0, min_rto_s=0.001)
+        link = Link(sim.port, reply_timeout_s=2.0)      # the product defaults otherwise
         link.start()
         rtts: list[float] = []
         done: set[int] = set()

@@ -49,12 +49,17 @@ MOTION_PHASES = ("receiving", "closing", "lifting")
 
 # --------------------------------------------------------------------------- events and commands
 
-@ev._register("mcu.centre_done")
 @dataclass(frozen=True, kw_only=True)
-class CentreDone(ev.Event):
+class _CentreDone(ev.Event):
     """The centre opening reached its position (the firmware's ``done`` for ``centre``)."""
 
     is_open: bool
+
+
+# Registered here until controller/events.py carries it; reuse that one once it does.
+if "mcu.centre_done" not in ev.EVENT_KINDS:
+    ev._register("mcu.centre_done")(_CentreDone)
+CentreDone = ev.EVENT_KINDS["mcu.centre_done"]
 
 
 @dataclass(frozen=True, kw_only=True)

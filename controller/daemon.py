@@ -326,6 +326,7 @@ class Daemon:
                 self._loop.add_signal_handler(sig, self.request_stop)
         t0 = time.monotonic()
         n = self.rebuild()
+        self.hub.evidence.update(self.store.evidence_kept())
         log.info("state rebuilt from %d events in %.3f s", n, time.monotonic() - t0)
         server_task = None
         if self.cfg.panel.enabled:
@@ -337,7 +338,7 @@ class Daemon:
             for part in self.parts:
                 try:
                     await part.start(self.post)
-                except (TableError, OSError) as err:
+                except (TableError, OSError, RuntimeError) as err:
                     # a part that cannot start halts the table, not the daemon: the panel says why
                     log.exception("part %s did not start", part.name)
                     self.part_errors[part.name] = str(err)

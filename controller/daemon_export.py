@@ -105,6 +105,7 @@ def _result_json(hand: TH.LogHand, result: dict[str, Any]) -> list:
 def export_games(store: EventStore) -> list[dict[str, Any]]:
     """Every finished game in the store, oldest first (needs the game tracker)."""
     from controller import game as G
+    from controller.game_record import log_hand
     games: list[dict[str, Any]] = []
     state = G.new_state()
     hands: list[list] = []
@@ -116,7 +117,7 @@ def export_games(store: EventStore) -> list[dict[str, Any]]:
         before = state
         state, _ = G.step(state, event, event.now)  # type: ignore[arg-type]
         if before.result is not None and state.last_result is not before.last_result:
-            lh = G._log_hand(before, before.draw_kind or "win")
+            lh = log_hand(before, before.draw_kind or "win")
             hands.append(hand_json(lh, before.result))
         if state.finished and not before.finished:
             games.append({

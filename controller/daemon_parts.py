@@ -162,6 +162,14 @@ def write_feed(path: Path, items: list[tuple[float, ev.Event]]) -> None:
 def build_parts(cfg: Config, store: EventStore, *, injects: list[dict] | None = None) -> list[Any]:
     """The parts for this configuration, not yet started. ``injects``: demo faults for the sim table."""
     parts: list[Any] = []
+    if cfg.firmware.port != "off" and not _sim_table_runs_firmware(cfg):
+        from controller.daemon_firmware import build_firmware
+        firmware = build_firmware(cfg)
+        if firmware is not None:
+            parts.append(firmware)
+    if cfg.table.backend == "serial":
+        if cfg.camera.source in ("v4l2", "file"):
+            parts.append(_real_camera(cfg))
     if cfg.table.backend == "sim":
         if cfg.game.feed:
             parts.append(FeedPart(cfg.game.feed, store, speed=cfg.game.speed))
@@ -187,6 +195,23 @@ def build_parts(cfg: Config, store: EventStore, *, injects: list[dict] | None = 
     elif cfg.game.feed:
         raise ConfigError(f"{cfg.source}: [game] feed is for the sim backend only")
     return parts
+
+
+def _sim_table_runs_firmware(cfg: Config) -> bool:
+    """Simulated players bring their own firmware: the physical sim table its MCU process, link and
+    buttons; the event-level player and the feed report what the firmware would."""
+    return cfg.table.backend == "sim" and (bool(cfg.game.feed) or cfg.game.script != "off")
+
+
+def _real_camera(cfg: Config) -> Any:
+    from controller.daemon_camera import build_pipeline
+    from vision.camera import CameraError, FileCamera, OpenCVCamera
+    try:
+        camera = (OpenCVCamera(cfg.camera.device, fps=cfg.camera.fps) if cfg.camera.source == "v4l2"
+                  else FileCamera(cfg.camera.device, loop=True))
+    except CameraError as err:
+        raise ConfigError(f"[camera] {err}") from err
+    return build_pipeline(camera, calibration_file=cfg.camera.calibration, fps=cfg.camera.fps)
 
 
 def _has(module: str) -> bool:

@@ -279,7 +279,8 @@ class HandRevealed(Event):
     the ron tile in the river (then ``tiles`` lacks it and the tracker adds the last discard).
     ``win_tile``: the tile set apart as the winning tile (None when no win: tenpai at a draw,
     nine terminals, four riichi). For a tsumo the drawn tile must be set apart to be known:
-    without it the tracker takes the best-scoring reading and notes it for staff to check.
+    without ``win_tile`` the tracker takes the last tile when ``tiles`` is a row in order with
+    one tile set apart at its right end, else the best-scoring reading (noted for staff).
     """
 
     seat: int
@@ -305,6 +306,11 @@ class StartGame(Event):
     first), ``table`` the table's name, ``red_fives`` the set's red fives (mpsz, e.g.
     ``("0m","0p","0s")``; None: the profile's default).
 
+    ``first_dealer``: "seated" (``players[0]`` deals first), or a first-dealer procedure of
+    the profile's seeds ("two_rolls", "one_roll", "east", see ``controller.rules.seating``)
+    rolled at the table by the chairs as seated (``players`` from the East drawer on): the
+    game's seat 0 is then the chair the procedure names, and seats count from it.
+
     A game taken over mid-way (a recorded excerpt) gives its starting point: ``start_round``
     (0 = East 1, 4 = South 1, ...), ``start_honba``, ``start_sticks`` (riichi sticks on the
     table) and ``start_scores`` in seat order (None: the profile's start points).
@@ -318,6 +324,7 @@ class StartGame(Event):
     start_honba: int = 0
     start_sticks: int = 0
     start_scores: tuple[int, ...] | None = None
+    first_dealer: str = "seated"
 
 
 @_register("staff.correction")
@@ -354,7 +361,8 @@ class VoidHand(Event):
 @_register("staff.reset")
 @dataclass(frozen=True, kw_only=True)
 class Reset(Event):
-    """Operator reset after a fault or to abandon the game."""
+    """Operator reset after a fault (the machine cycle's; the game tracker keeps its state:
+    a hand is voided with ``VoidHand``, a game restarted with ``StartGame``)."""
 
     reason: str = ""
 
@@ -514,6 +522,8 @@ def _validate(obj: Event | Command) -> None:
         raise EventError(f"{kind}: dice {obj.dice!r} must be one or more values 1..6")
     if isinstance(obj, WallStackTaken) and obj.tiles_left not in (0, 1):
         raise EventError(f"{kind}: tiles_left is {obj.tiles_left!r}, must be 0 or 1")
+    if isinstance(obj, StartGame) and obj.first_dealer not in ("seated", "two_rolls", "one_roll", "east"):
+        raise EventError(f"{kind}: first_dealer {obj.first_dealer!r} is not one of seated, two_rolls, one_roll, east")
     if isinstance(obj, StartGame) and min(obj.start_round, obj.start_honba, obj.start_sticks) < 0:
         raise EventError(f"{kind}: start_round, start_honba and start_sticks must be >= 0")
     if "stack" in values and values["stack"] < 1:

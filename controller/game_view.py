@@ -36,6 +36,7 @@ def public_state(state: GameState) -> dict:
         "riichi_sticks": s.sticks,
         "hand_index": s.hand_index,
         "dealer": s.dealer,
+        "first_dealer_chair": s.first_dealer_chair,
         "finished": s.finished,
         "phase": s.phase,
         "seats": seats,

@@ -317,6 +317,10 @@ class EventStore:
                      len(removed), total, self.evidence_budget_bytes)
         return removed
 
+    def evidence_kept(self) -> dict[int, str]:
+        """Event seq -> name of each evidence frame still kept."""
+        return dict(self._conn.execute("SELECT seq, name FROM evidence WHERE rotated=0 ORDER BY seq").fetchall())
+
     def evidence_path(self, name: str) -> Path | None:
         """The file of a kept evidence frame, or None (unknown or rotated away)."""
         row = self._conn.execute("SELECT rotated FROM evidence WHERE name=?", (name,)).fetchone()

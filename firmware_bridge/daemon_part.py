@@ -5,12 +5,13 @@ This is the one module of ``firmware_bridge`` that knows the controller's event 
 both ways and holds no game state:
 
 - MCU events → ``LiftDone(counts)`` (tiles per wall), ``StackReady(counts)`` (tiles per lane),
-  ``DiceResult(seat, dice)``, ``CentreDone(is_open)``, ``McuFault(code, detail)``;
+  ``DiceResult(seat, dice)``, ``CentreDone(is_open)``, ``McuFault(code, detail)``,
+  ``Button(seat, action)`` (the seat buttons on the rail);
   link → ``LinkLost(reason)`` / ``LinkRestored``;
 - GPIO → ``Button(seat, "dice")``, ``EStop(is_pressed)``, ``Lid(is_open)``;
 - commands ← the cycle's ``Centre``, ``LiftWalls``, ``ShuffleSet``, ``StopMotors``,
   ``MotorPower``, ``ResetFault``, and the game's ``RollDice``, ``LightButton``, ``Show``
-  (``message``/``scores`` on the seat displays). The game's own ``Lift``/``Shuffle`` are
+  (``data["text"]`` on seat ``data["seat"]`` or all, ``data["scores"]`` one per seat display). The game's own ``Lift``/``Shuffle`` are
   requests for the cycle and are not carried out here unless ``game_motion=True`` (a daemon
   running without the cycle).
 
@@ -43,6 +44,7 @@ class TablePart:
     """``start(post)``, ``stop()``, ``handle(command) -> bool``, ``status()`` as the daemon expects."""
 
     name = "firmware"
+    runs_machine_cycle = True      # it carries out controller.cycle's commands (the daemon shows the cycle)
 
     def __init__(self, port: str, *, gpio: TableGpio | None = None, game_motion: bool = False,
                  timeouts_s: dict[str, float] | None = None, sim: Any = None, **link_options: Any) -> None:
@@ -55,6 +57,7 @@ class TablePart:
         self._post: Callable[..., None] | None = None
         self._tasks: set[asyncio.Task] = set()
         self._centre_target: dict[int, bool] = {}     # centre job id -> the position asked for
+        self._display_lock = asyncio.Lock()            # display texts land in the order given
         self.identify: p.Identify | None = None
         self.last_error = ""
 
@@ -129,6 +132,8 @@ class TablePart:
                 status = self._centre_target.pop(msg.job, None)
                 if status is not None:
                     self._emit(cy.CentreDone(is_open=status, now=now))
+            elif isinstance(msg, p.SeatButton):
+                self._emit(ev.Button(seat=msg.seat, action=msg.action_name, now=now))
             elif isinstance(msg, p.Fault):
                 if msg.fault_name != "aborted" or not msg.job:
                     self._emit(ev.McuFault(code=msg.fault_name, detail=msg.describe(), now=now))
@@ -174,7 +179,8 @@ class TablePart:
                 self.gpio.set_lamp(command.seat, command.is_on, blink=command.is_on)
                 return True
             return False
-        elif isinstance(command, ev.Show) and command.what in ("message", "scores"):
+        elif isinstance(command, ev.Show) and (isinstance(command.data.get("text"), str)
+                                               or isinstance(command.data.get("scores"), list)):
             job = lambda: self._show(command)  # noqa: E731
         if job is None:
             return False
@@ -198,12 +204,16 @@ class TablePart:
             await self.table.shuffler.shuffle(status.sets.index(0), timeout_s=self.timeouts_s["shuffle"])
 
     async def _show(self, command: ev.Show) -> None:
-        data = command.data
-        if command.what == "scores" and isinstance(data.get("scores"), list):
+        async with self._display_lock:
+            await self._show_now(command.data)
+
+    async def _show_now(self, data: dict) -> None:
+        if isinstance(data.get("scores"), list):
             for seat, score in enumerate(data["scores"][:4]):
-                await self.table.display.show(seat, str(score)[:16])
+                await self.table.display.show(seat, _printable(str(score)))
         else:
-            await self.table.display.show(data.get("seat"), str(data.get("text", ""))[:16])
+            seat = data.get("seat")
+            await self.table.display.show(seat if isinstance(seat, int) else None, _printable(data["text"]))
 
     async def _run(self, command: ev.Command, job: Callable[[], Any]) -> None:
         now = time.monotonic
@@ -224,3 +234,8 @@ class TablePart:
         except BridgeError as err:
             log.warning("%s: %s failed: %s", self.name, command.KIND, err)
             self._emit(ev.McuFault(code="bridge", detail=str(err), now=now()))
+
+
+def _printable(text: str) -> str:
+    """What a seat display can show: 16 printable ASCII characters."""
+    return "".join(c if 0x20 <= ord(c) <= 0x7E else "?" for c in text)[:16]

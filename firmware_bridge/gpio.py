@@ -23,6 +23,7 @@ from pathlib import Path
 
 from gpiozero import LED, Buzzer, DigitalInputDevice, DigitalOutputDevice
 from gpiozero.exc import GPIOZeroError
+from gpiozero.pins.mock import MockFactory
 
 from firmware_bridge.errors import BridgeError, InterlockError
 from firmware_bridge.pinmap import InputLine, PinMap
@@ -112,6 +113,11 @@ class _Input:
     def is_active(self) -> bool:
         return bool(self.dev.is_active) != self.inverted
 
+    def rest(self, line: InputLine) -> None:
+        """Mock pins only: put the line at its inactive level, as the wired circuit holds it."""
+        pin = self.dev.pin
+        pin.drive_low() if line.active == "high" else pin.drive_high()
+
     def on_change(self, activated: Callable[[], None], deactivated: Callable[[], None]) -> None:
         if self.inverted:
             activated, deactivated = deactivated, activated
@@ -129,8 +135,8 @@ class TableGpio:
     """
 
     def __init__(self, pinmap: PinMap, *, sink: Callable[[object], None] | None = None, pin_factory=None,
-                 on_estop: Callable[[], None] | None = None, clock: Callable[[], float] = time.monotonic
-                 ) -> None:
+                 on_estop: Callable[[], None] | None = None, clock: Callable[[], float] = time.monotonic,
+                 rest_inputs: bool | None = None) -> None:
         self.pinmap = pinmap
         self.sink = sink or (lambda ev: None)
         self.on_estop = on_estop
@@ -155,6 +161,15 @@ class TableGpio:
         except (GPIOZeroError, OSError) as err:
             self.close()
             raise BridgeError(f"{PART}: cannot set up the pins of {pinmap.source or pinmap.board}: {err}") from err
+        # Mock pins have no circuit behind them: a pulled-up NC e-stop line would read "pressed"
+        # for ever. On the mock factory (the simulated table) the inputs start where the wiring
+        # holds them at rest: e-stop released, lid shut, buttons up. Tests then drive them.
+        if rest_inputs is None:
+            rest_inputs = isinstance(self._estop.dev.pin_factory, MockFactory)
+        if rest_inputs:
+            for device, line in ((self._estop, pinmap.estop), (self._lid, pinmap.lid),
+                                 *zip(self._buttons, pinmap.dice_buttons, strict=True)):
+                device.rest(line)
         self._estop.on_change(self._estop_pressed, lambda: self._post(EStopChanged(False, self.clock())))
         self._lid.on_change(lambda: self._post(LidChanged(True, self.clock())),
                             lambda: self._post(LidChanged(False, self.clock())))

@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 TRAFFIC = 5      # log level for per-frame traffic (below DEBUG)
 
 _REPLY_FOR: dict[type[p.Command], type[p.Reply]] = {p.Hello: p.Identify, p.Ping: p.Pong,
-                                                    p.GetStatus: p.Status}
+                                                    p.GetStatus: p.Status, p.Bye: p.Ack}
 MAX_QUEUED = 128
 # At most this many job commands between the oldest unanswered one and the newest sent, so a
 # retransmitted job is still in the MCU's job table (>= 2 x JOB_WINDOW entries, PROTOCOL.md).
@@ -178,8 +178,14 @@ class Link:
             raise LinkError(str(err)) from err
         return link
 
-    def close(self) -> None:
-        """Stop the threads, close the port, fail every pending request."""
+    def close(self, *, bye_timeout_s: float = 0.3) -> None:
+        """Say ``bye`` (the MCU disarms its deadman), stop the threads, close the port, fail what waits."""
+        if self._is_up and self._running:
+            try:
+                self.request(p.Bye(), timeout_s=bye_timeout_s).result(bye_timeout_s + 0.5)
+            except (BridgeError, concurrent.futures.TimeoutError) as err:
+                log.warning("%s %s: no answer to bye (%s); the MCU's deadman will act", self.name,
+                            self.port, err)
         with self._lock:
             self._running = False
             self._wake.notify_all()

@@ -353,6 +353,16 @@ class EvAck(Command):
 
 
 @dataclass(frozen=True)
+class Bye(Command):
+    """The host is leaving: the MCU stops any motion (``aborted``) and disarms the deadman.
+
+    Answered by ``ack`` (done, job 0). A host that dies without it leaves the deadman to act.
+    """
+    TYPE: ClassVar[int] = 0x07
+    NAME: ClassVar[str] = "bye"
+
+
+@dataclass(frozen=True)
 class Config(JobCommand):
     """Set the deadman time (ms, 100..5000)."""
     TYPE: ClassVar[int] = 0x05
@@ -492,7 +502,7 @@ class Ack(Reply):
 
 
 CAPABILITIES = {"centre": 1 << 0, "deal": 1 << 1, "dora_flip": 1 << 2, "three_dice": 1 << 3,
-                "display": 1 << 4, "lid_sensor": 1 << 5, "lane_sensors": 1 << 6}
+                "display": 1 << 4, "lid_sensor": 1 << 5, "lane_sensors": 1 << 6, "seat_buttons": 1 << 7}
 
 
 @dataclass(frozen=True)
@@ -619,6 +629,23 @@ class DiceResult(Event):
     job: int
     seat: int
     values: tuple[int, ...]
+
+
+BUTTON_ACTIONS = ("dice", "tsumo", "ron", "draw", "riichi", "ok")
+
+
+@dataclass(frozen=True)
+class SeatButton(Event):
+    """A seat's button on the table rail was pressed (capability ``seat_buttons``)."""
+    TYPE: ClassVar[int] = 0xA6
+    NAME: ClassVar[str] = "button"
+    FIELDS: ClassVar = (("seat", SEAT), ("action", _Int("B", 0, len(BUTTON_ACTIONS) - 1)))
+    seat: int
+    action: int
+
+    @property
+    def action_name(self) -> str:
+        return BUTTON_ACTIONS[self.action]
 
 
 FAULT_NAMES: dict[int, str] = {

@@ -40,17 +40,19 @@ def _render_chunk(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return train_data.render_set(CHUNK, seed, train_data.TRAIN)
 
 
-def render_training_set(n: int, *, workers: int, fresh: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Render (or load from ``.train/``) ``n`` training crops; seeds 1..n/CHUNK, never the held-out seed."""
+def render_training_set(n: int, *, workers: int, fresh: bool, seed_base: int = 1
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Render (or load from ``.train/``) ``n`` training crops; chunk seeds from ``seed_base`` (small
+    integers, never the held-out seed)."""
     from tqdm import tqdm
 
     chunks = (n + CHUNK - 1) // CHUNK
-    path = CACHE_DIR / f"train_v1_{chunks * CHUNK}.npz"
+    path = CACHE_DIR / f"train_v2_s{seed_base}_{chunks * CHUNK}.npz"
     if path.is_file() and not fresh:
         data = np.load(path)
         return data["x"], data["y"], data["r"]
     CACHE_DIR.mkdir(exist_ok=True)
-    seeds = list(range(1, chunks + 1))
+    seeds = list(range(seed_base, seed_base + chunks))
     parts = []
     with mp.get_context("fork").Pool(workers) as pool:
         for part in tqdm(pool.imap(_render_chunk, seeds), total=chunks, desc="render", unit="chunk"):
@@ -253,10 +255,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--heldout", type=int, default=4000)
     ap.add_argument("--out", type=Path, default=MODEL_DIR)
     ap.add_argument("--fresh", action="store_true")
+    ap.add_argument("--seed-base", type=int, default=1, help="first chunk seed of the rendered set")
+    ap.add_argument("--also", type=Path, nargs="*", default=[], help="more cached .npz sets to train on")
+    ap.add_argument("--render-only", action="store_true", help="render (and cache) the data, do not train")
     args = ap.parse_args(argv)
     t0 = time.monotonic()
-    x, y, r = render_training_set(args.samples, workers=args.threads, fresh=args.fresh)
+    x, y, r = render_training_set(args.samples, workers=args.threads, fresh=args.fresh, seed_base=args.seed_base)
     render_s = time.monotonic() - t0
+    if args.render_only:
+        print(f"rendered {len(x)} crops in {render_s:.0f} s")
+        return 0
+    for extra in args.also:
+        data = np.load(extra)
+        x, y, r = (np.concatenate([x, data["x"]]), np.concatenate([y, data["y"]]),
+                   np.concatenate([r, data["r"]]))
     t1 = time.monotonic()
     model, symmetric = train(x, y, r, epochs=args.epochs, threads=args.threads)
     train_s = time.monotonic() - t1

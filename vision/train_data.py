@@ -42,7 +42,7 @@ class RenderParams:
     fill: tuple[float, float] = (0.68, 1.0)
     back_colours: tuple[str, ...] = ("blue", "green", "yellow", "orange", "red", "black", "navy")
     felt_hues: tuple[float, float] = (0.0, 180.0)   # OpenCV hue range of the felt
-    light: tuple[float, float] = (0.55, 1.35)
+    light: tuple[float, float] = (0.6, 1.3)
     p_neighbours: float = 0.75
     p_finger: float = 0.12
     p_glare: float = 0.25
@@ -176,19 +176,19 @@ def _photometric(img: np.ndarray, rng: np.random.Generator, params: RenderParams
         ang = rng.uniform(0, 2 * np.pi)
         dist = np.cos(ang) * (xx - w / 2) + np.sin(ang) * (yy - h / 2) - rng.uniform(-0.4, 0.5) * w
         soft = 1 / (1 + np.exp(-dist / max(1.0, rng.uniform(1, 0.15 * w))))
-        f *= (1 - rng.uniform(0.2, 0.55) * soft)[:, :, None]
+        f *= (1 - rng.uniform(0.15, 0.45) * soft)[:, :, None]
     if rng.random() < params.p_glare:  # specular glare on the glossy face
         gx, gy = rng.uniform(0, w), rng.uniform(0, h)
-        s = rng.uniform(0.06, 0.25) * w
+        s = rng.uniform(0.05, 0.2) * w
         blob = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2 * rng.uniform(0.3, 3)) / (2 * s * s))
-        f += (rng.uniform(40, 140) * blob)[:, :, None]
+        f += (rng.uniform(30, 110) * blob)[:, :, None]
     return np.clip(f, 0, 255).astype(np.uint8)
 
 
 def _degrade(img: np.ndarray, rng: np.random.Generator, params: RenderParams) -> np.ndarray:
     s = img.shape[0]
     if rng.random() < 0.5:  # resolution loss: a coarser camera, then upscaled
-        k = rng.uniform(0.55, 0.95)
+        k = rng.uniform(0.7, 0.95)
         small = cv2.resize(img, (max(8, int(s * k)), max(8, int(s * k))), interpolation=cv2.INTER_AREA)
         img = cv2.resize(small, (s, s), interpolation=cv2.INTER_LINEAR)
     r = rng.random()

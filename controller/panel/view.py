@@ -53,7 +53,11 @@ def table_view(core: Core) -> dict[str, Any]:
     game = core.game
     public = getattr(game, "public_state", None) if game is not None else None
     if state is not None and callable(public):
-        out.update(_plain(public(state)))
+        game_view = _plain(public(state))
+        if not game_view.get("seats"):        # no game yet: keep the table's empty seats
+            game_view.pop("seats", None)
+            game_view["table"] = core.table
+        out.update(game_view)
     elif state is not None:
         out.update(_extract(state, core))
     out["machine"] = dict(core.machine)

@@ -137,9 +137,10 @@ def _cmd_score(argv: list[str]) -> int:
 
 
 def _cmd_waits(argv: list[str]) -> int:
-    from controller.rules.waits import shanten, waits
+    from controller.rules.waits import shanten, tenpai_discards, waits
 
-    p = _Parser(prog="tablectl waits", description="List the waits of a hand (13 tiles less 3 per meld).",
+    p = _Parser(prog="tablectl waits", description="List the waits of a hand (13 tiles less 3 per meld), or "
+                "for a hand of 14 (less 3 per meld) the discards that leave it tenpai.",
                 epilog="Example: tablectl waits 6667m123p456s111z; with melds: --meld ankan:6666m")
     p.add_argument("hand", help="standing tiles in mpsz")
     p.add_argument("--meld", action="append", default=[], metavar="KIND:TILES", help="a meld (repeatable)")
@@ -147,6 +148,17 @@ def _cmd_waits(argv: list[str]) -> int:
     a = p.parse_args(argv)
     melds = _melds(a.meld)
     hand = T.parse(a.hand)
+    if len(hand) == 14 - 3 * len(melds):  # a hand before its discard: which discards leave it tenpai
+        options = tenpai_discards(hand, melds)
+        sh = shanten(hand, melds)
+        if a.json:
+            print(json.dumps({"discards": options, "shanten": sh}))
+        elif sh < 0:
+            print("complete hand")
+        else:
+            print("\n".join(f"discard {t}: waits {' '.join(w)}" for t, w in options.items())
+                  or f"no discard leaves it tenpai (shanten {sh})")
+        return 0
     w = waits(hand, melds)
     sh = shanten(hand, melds)
     if a.json:

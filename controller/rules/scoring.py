@@ -127,21 +127,30 @@ def round_fu(fu: int) -> int:
     return fu if fu == 25 else -(-fu // 10) * 10
 
 
-def _to_136(hand: Sequence[str]) -> tuple[list[int], int]:
-    """136-indices for mpsz tiles (a red five takes the aka index); returns (indices, extra reds)."""
-    used: dict[int, int] = {}
-    out = []
-    extra_red = 0
-    for t in sorted(hand, key=lambda x: 0 if x in T.REDS else 1):
-        k = T.to_34(t)
-        n = used.get(k, 0)
-        if t in T.REDS and n > 0:
-            extra_red += 1  # mahjong knows one red per suit; count the others ourselves
-        if t not in T.REDS and k in (4, 13, 22) and n == 0:
-            n = 1  # keep the aka slot free for a red five
-        used[k] = n + 1
-        out.append(4 * k + n)
-    return out, extra_red
+class _Slots:
+    """Hands out distinct 136-indices per tile kind: a red five takes the aka slot (``4k``) when
+    free, plain fives keep it for last, so ``mahjong`` counts exactly the red fives as aka dora."""
+
+    def __init__(self) -> None:
+        self.free: dict[int, list[int]] = {}
+        self.extra_red = 0  # red fives beyond the one per suit mahjong can tell apart
+
+    def take(self, tile: str) -> int:
+        k = T.to_34(tile)
+        free = self.free.setdefault(k, [0, 1, 2, 3] if k not in (4, 13, 22) else [1, 2, 3, 0])
+        if tile in T.REDS:
+            slot = 0 if 0 in free else free[0]
+            if slot != 0:
+                self.extra_red += 1
+        else:
+            slot = free[0]
+        free.remove(slot)
+        return 4 * k + slot
+
+
+def _to_136(hand: Sequence[str], slots: _Slots) -> list[int]:
+    """136-indices for mpsz tiles, red fives first so that they get the aka slots."""
+    return [slots.take(t) for t in sorted(hand, key=lambda x: 0 if x in T.REDS else 1)]
 
 
 @functools.lru_cache(maxsize=64)
@@ -158,20 +167,10 @@ def _options(rules: RuleSet) -> OptionalRules:
     )
 
 
-def _mj_meld(m: Meld, index: dict[int, int]) -> tuple[MjMeld, list[int]]:
-    tiles136 = []
-    for t in m.tiles:
-        k = T.to_34(t)
-        n = index.get(k, 0)
-        if t in T.REDS:
-            slot = 0  # every red five in a meld takes the aka index: mahjong counts each one
-        else:
-            slot = n + 1 if k in (4, 13, 22) else n
-        index[k] = n + 1
-        tiles136.append(4 * k + min(slot, 3))
+def _mj_meld(m: Meld, slots: _Slots) -> tuple[MjMeld, list[int]]:
+    tiles136 = sorted(slots.take(t) for t in sorted(m.tiles, key=lambda x: 0 if x in T.REDS else 1))
     kind = {"chi": MjMeld.CHI, "pon": MjMeld.PON, "kan": MjMeld.KAN, "kakan": MjMeld.SHOUMINKAN,
             "ankan": MjMeld.KAN}[m.kind]
-    tiles136.sort()
     return MjMeld(meld_type=kind, tiles=tiles136, opened=m.is_open), tiles136
 
 
@@ -218,16 +217,17 @@ def score_win(
 def _score(concealed, win_tile, melds, is_tsumo, seat_wind, round_wind, is_riichi, is_double_riichi,
            is_ippatsu, is_rinshan, is_chankan, is_haitei, is_houtei, is_tenhou, is_chiihou,
            dora_indicators, ura_indicators, north_count, honba, rules) -> WinScore:
-    hand136, extra_red = _to_136(concealed)
-    index: dict[int, int] = {}
-    for t in hand136:
-        index[t // 4] = index.get(t // 4, 0) + 1
+    slots = _Slots()
+    # melds first: a red five called into a meld keeps its aka slot as it did on the table
     mj_melds = []
-    all136 = list(hand136)
+    meld136: list[int] = []
     for m in melds:
-        mm, t136 = _mj_meld(m, index)
+        mm, t136 = _mj_meld(m, slots)
         mj_melds.append(mm)
-        all136.extend(t136)
+        meld136.extend(t136)
+    hand136 = _to_136(concealed, slots)
+    extra_red = slots.extra_red
+    all136 = hand136 + meld136
     win136 = next(t for t, src in zip(hand136, sorted(concealed, key=lambda x: 0 if x in T.REDS else 1),
                                       strict=True) if src == win_tile)
     config = HandConfig(
@@ -242,6 +242,19 @@ def _score(concealed, win_tile, melds, is_tsumo, seat_wind, round_wind, is_riich
     ura136 = [4 * T.to_34(t) + 1 for t in ura_indicators] if rules.has_ura_dora else []
     result = HandCalculator.estimate_hand_value(all136, win136, melds=mj_melds, dora_indicators=dora136,
                                                 config=config, ura_dora_indicators=ura136)
+    held_north = sum(1 for t in concealed if t == "4z") + sum(1 for m in melds for t in m.tiles if t == "4z")
+    north_yakuhai = sanma and rules.north in ("yakuhai", "both") and held_north >= 3
+    if north_yakuhai and result.error == HandCalculator.ERR_NO_YAKU and round_wind != "4z":
+        # sanma has no north seat: a north set is yakuhai by profile. mahjong values the round
+        # wind, so score once more with north as the round wind (the real one gave no yaku).
+        config = HandConfig(
+            is_tsumo=is_tsumo, is_riichi=is_riichi or is_double_riichi, is_ippatsu=is_ippatsu,
+            is_rinshan=is_rinshan, is_chankan=is_chankan, is_haitei=is_haitei, is_houtei=is_houtei,
+            is_daburu_riichi=is_double_riichi, is_tenhou=is_tenhou, is_chiihou=is_chiihou,
+            player_wind=_WIND_34[seat_wind], round_wind=_WIND_34["4z"], options=_options(rules))
+        result = HandCalculator.estimate_hand_value(all136, win136, melds=mj_melds, dora_indicators=dora136,
+                                                    config=config, ura_dora_indicators=ura136)
+        north_yakuhai = False  # already counted, as round_wind_north
     if result.error:
         err = result.error
         code = {HandCalculator.ERR_HAND_NOT_WINNING: HandError.NOT_WINNING,
@@ -272,6 +285,11 @@ def _score(concealed, win_tile, melds, is_tsumo, seat_wind, round_wind, is_riich
     # our own additions: extra red fives and north dora (sanma nukidora)
     if extra_red and rules.has_aka_dora:
         yaku = _add(yaku, "aka_dora", extra_red)
+    yaku = [("north", h) if n == "round_wind_north" and sanma else (n, h) for n, h in yaku]
+    if north_yakuhai:
+        yaku.insert(0, ("north", 1))
+    if sanma and rules.north in ("dora", "both"):
+        north_count += held_north  # norths kept in hand count as dora too
     if north_count and sanma and rules.north in ("nukidora", "dora", "both"):
         nd = north_count * (1 + sum(1 for t in dora_indicators if D.dora_of(t, is_sanma=True) == "4z"))
         yaku = _add(yaku, "dora", nd)  # north dora (抜きドラ) count as dora, as Tenhou shows them

@@ -281,3 +281,20 @@ def furiten(wait_tiles: Iterable[str], own_discards: Iterable[str], *,
     if any(T.plain(t) in kinds for t in passed_since_discard):
         return Furiten.TEMPORARY
     return None
+
+
+def tenpai_discards(concealed: Sequence[str], melds: Sequence[Meld] = ()) -> dict[str, list[str]]:
+    """For a hand of 14 - 3m tiles: each discard that leaves it tenpai, with the waits then.
+
+    >>> tenpai_discards(T.parse("6667m123p456s111z9s"))
+    {'7m': ['9s'], '9s': ['5m', '7m', '8m']}
+    """
+    check_hand(concealed, melds, extra=1)
+    out: dict[str, list[str]] = {}
+    for t in dict.fromkeys(concealed):
+        rest = list(concealed)
+        rest.remove(t)
+        w = waits(rest, melds)
+        if w:
+            out[t] = w
+    return out

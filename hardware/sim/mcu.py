@@ -1,14 +1,15 @@
-"""The simulated table MCU: a separate process on a pseudo-terminal speaking hardware/PROTOCOL.md.
+"""The simulated table MCU's firmware logic, speaking hardware/PROTOCOL.md.
 
-It holds the master side of a pty (``os.openpty``) and announces the slave path; the host opens
-that path with pyserial exactly as it would open ``/dev/ttyACM0``. It runs one single-threaded
-loop, like firmware: bytes in -> frames -> commands -> timed motion -> events out, with the
-deadman, the job table (duplicate suppression) and bounded event retransmission of the spec.
+``SimMcu`` is what firmware would be: bytes between delimiters in -> frames -> commands ->
+timed motion -> events out, with the deadman, the job table (duplicate suppression) and
+bounded event retransmission of the spec. It is single-threaded and takes its time from a
+``clock`` (monotonic seconds), so tests can run it in-process with a fake clock.
 
-Test hooks never travel on the serial line: a test or the scripted game talks to the
-simulator through its control socket (a Unix socket, one JSON object per line, see
-``ControlServer`` and PROTOCOL.md "Simulator control"), so the wire stays exactly what real
-firmware accepts.
+``hardware/sim/mcu_shell.py`` runs it as its own process on a pseudo-terminal (the host opens
+the slave path with pyserial exactly as it would open ``/dev/ttyACM0``), with line faults and
+the control socket. Test hooks never travel on the serial line: a test or the scripted game
+talks to the simulator through that socket (PROTOCOL.md §9), so the wire stays exactly what
+real firmware accepts.
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ class TableModel:
     model: str = "JT-SIM-4"
     tiles: int = 136
     walls: int = 4
-    caps: frozenset[str] = frozenset({"centre", "display", "lid_sensor", "lane_sensors", "three_dice"})
+    caps: frozenset[str] = frozenset({"centre", "display", "lid_sensor", "lane_sensors", "three_dice",
+                                      "seat_buttons"})
 
     @property
     def stacks_per_wall(self) -> int:
@@ -71,7 +73,7 @@ class TableModel:
     @staticmethod
     def named(name: str) -> TableModel:
         """``riichi`` (136, 4 walls), ``flowers`` (144), ``sanma`` (108, 3 walls), ``full`` (+deal, dora)."""
-        base = {"centre", "display", "lid_sensor", "lane_sensors", "three_dice"}
+        base = {"centre", "display", "lid_sensor", "lane_sensors", "three_dice", "seat_buttons"}
         models = {
             "riichi": TableModel("JT-SIM-4", 136, 4, frozenset(base)),
             "flowers": TableModel("JT-SIM-4F", 144, 4, frozenset(base)),
@@ -163,6 +165,7 @@ class SimMcu:
         self.jobs: OrderedDict[int, JobRecord] = OrderedDict()
         self.motions: dict[str, Motion] = {}
         self.outbox: OrderedDict[int, OutEvent] = OrderedDict()
+        self.last_lanes: dict[int, tuple[int, ...]] = {}
         self.event_seq = 0
         self.last_rx: float | None = None     # deadman armed once a valid host frame arrived
         self.deadman_at: float | None = None
@@ -268,6 +271,12 @@ class SimMcu:
                 jobs=tuple(m.msg.TYPE for m in self.motions.values())[:8]))
         elif isinstance(msg, p.EvAck):
             self.outbox.pop(seq, None)
+        elif isinstance(msg, p.Bye):
+            if self.motions:
+                self._stop_all("aborted", latched=False)
+            self.last_rx = None        # disarmed until the host speaks again
+            self._note("bye")
+            self._reply(seq, p.Ack(p.ACK_DONE, 0, 0))
         elif isinstance(msg, p.JobCommand):
             self._job(seq, msg)
 
@@ -282,8 +291,9 @@ class SimMcu:
                 self._reply(seq, p.Ack(p.ACK_REJECTED, p.REJECT_CODES["job_conflict"], msg.job))
                 return
             # A retransmission: never execute twice; answer as before (flagged duplicate).
-            self._reply(seq, p.Ack(rec.ack.status, rec.ack.code | p.ACK_DUPLICATE if rec.ack.status
-                                   != p.ACK_REJECTED else rec.ack.code, msg.job))
+            is_rejected = rec.ack.status == p.ACK_REJECTED
+            code = rec.ack.code if is_rejected else rec.ack.code | p.ACK_DUPLICATE
+            self._reply(seq, p.Ack(rec.ack.status, code, msg.job))
             if rec.completion is not None:
                 self._emit(rec.completion)
             return
@@ -329,7 +339,8 @@ class SimMcu:
                 if SET_STACKED not in st.sets or SET_TABLE in st.sets:
                     return "bad_state"
         elif isinstance(msg, p.Shuffle):
-            if st.centre_open or st.sets[msg.set] not in (SET_HOPPER,):
+            # absolute: "set s shuffled and stacked"; already stacked completes at once
+            if st.centre_open or st.sets[msg.set] not in (SET_HOPPER, SET_STACKED):
                 return "bad_state"
         elif isinstance(msg, p.RollDice):
             if msg.count == 3 and "three_dice" not in m.caps:
@@ -365,12 +376,15 @@ class SimMcu:
             duration = 0.0
         if isinstance(msg, p.Centre) and bool(msg.open) == st.centre_open:
             duration = 0.0
+        if isinstance(msg, p.Shuffle):
+            if st.sets[msg.set] == SET_STACKED:
+                duration = 0.0
+            else:
+                st.sets[msg.set] = SET_SHUFFLING
         duration *= self.time_scale
         now = self.clock()
-        if isinstance(msg, p.Shuffle):
-            st.sets[msg.set] = SET_SHUFFLING
         motion = Motion(msg.job, msg, part, now, 0)
-        fault = self._take_fault(part)
+        fault = self._take_fault(part) if duration else None     # nothing moves: nothing can jam
         if fault is not None:
             name, info = fault
             if name == "shuffle_timeout":
@@ -419,9 +433,11 @@ class SimMcu:
                 st.walls_up = 0
             st.centre_open = bool(msg.open)
             event = p.Done(msg.job, msg.TYPE)
+        elif isinstance(msg, p.Shuffle) and st.sets[msg.set] == SET_STACKED:
+            event = p.ShuffleDone(msg.job, msg.set, self.last_lanes.get(msg.set, self._full_lanes()))
         elif isinstance(msg, p.Shuffle):
             per_lane = m.tiles // m.lanes
-            lanes = self.lane_override or tuple([per_lane] * m.lanes)
+            lanes = self.lane_override or self._full_lanes()
             self.lane_override = None
             bad = [i for i, n in enumerate(lanes) if n != per_lane]
             if bad:
@@ -430,6 +446,7 @@ class SimMcu:
                 self._fault_job(part, "lane_count", detail=bad[0], value=lanes[bad[0]])
                 return
             st.sets[msg.set] = SET_STACKED
+            self.last_lanes[msg.set] = tuple(lanes)
             event = p.ShuffleDone(msg.job, msg.set, tuple(lanes))
         elif isinstance(msg, p.RollDice):
             values = self.dice_queue.pop(0) if self.dice_queue else ()
@@ -439,6 +456,9 @@ class SimMcu:
         else:
             event = p.Done(msg.job, msg.TYPE)
         self._finish(motion, event)
+
+    def _full_lanes(self) -> tuple[int, ...]:
+        return tuple([self.model.tiles // self.model.lanes] * self.model.lanes)
 
     def _finish(self, motion: Motion, event: p.Event) -> None:
         rec = self.jobs.get(motion.job)
@@ -513,6 +533,14 @@ class SimMcu:
         self._note("lid", open=is_open)
         if is_open and self.motions:
             self._latch("lid_open", job=next(iter(self.motions.values())).job)
+
+    def press(self, seat: int, action: str) -> None:
+        """A seat button on the rail (simulated players press them through the control socket)."""
+        if action not in p.BUTTON_ACTIONS or not 0 <= seat < self.model.walls:
+            raise ValueError(f"press: seat {seat} / action {action!r}: seat must be 0..{self.model.walls - 1}, "
+                             f"action one of {', '.join(p.BUTTON_ACTIONS)}")
+        self._note("button", seat=seat, action=action)
+        self._emit(p.SeatButton(seat, p.BUTTON_ACTIONS.index(action)))
 
     def set_temperature(self, temp_c: int) -> None:
         self.state.temp_c = temp_c

@@ -277,6 +277,8 @@ class ControlServer:
                           int(req.get("value", 0)))  # type: ignore[arg-type]
         elif cmd == "lid":
             mcu.set_lid(bool(req["open"]))
+        elif cmd == "press":
+            mcu.press(int(req["seat"]), str(req["action"]))  # type: ignore[arg-type]
         elif cmd == "temp":
             mcu.set_temperature(int(req["c"]))  # type: ignore[arg-type]
         elif cmd == "reboot":

@@ -35,6 +35,7 @@ without the camera. Seats are the log's seat order; seat 0 deals first.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import re
@@ -46,6 +47,7 @@ from controller import events as ev
 from controller.rules import tenhou as TH
 from controller.rules import tiles as T
 from controller.rules import walls as WL
+from controller.rules.replay import rules_for_log
 from controller.rules.ruleset import RuleSet
 from controller.rules.ruleset import load as load_rules
 from controller.rules.tilesets import census_for
@@ -98,14 +100,18 @@ class HandScript:
 
 @dataclass
 class Script:
+    """A whole scripted game. ``red_fives``: the red fives of the set played (mpsz), as the
+    log's ``"rule"`` says; the staff would start the game with them."""
+
     ruleset: str
     players: tuple[str, ...]
     hands: list[HandScript]
     source: str = "<log>"
+    red_fives: tuple[str, ...] = ("0m", "0p", "0s")
 
     def to_json(self) -> dict:
         return {"ruleset": self.ruleset, "players": list(self.players), "source": self.source,
-                "hands": [_hand_json(h) for h in self.hands]}
+                "red_fives": list(self.red_fives), "hands": [_hand_json(h) for h in self.hands]}
 
 
 def _hand_json(h: HandScript) -> dict:
@@ -131,7 +137,8 @@ def script_from_json(data: dict) -> Script:
                     walls[WL.WallSlot(seat, k, WL.LOWER)] = low
             hands.append(HandScript(h["index"], h["round"], h["honba"], h["sticks"], tuple(h["scores"]),
                                     h["dealer"], tuple(h["dice"]), walls, list(h["actions"]), list(h["faults"])))
-        return Script(data["ruleset"], tuple(data["players"]), hands, data.get("source", "<script>"))
+        return Script(data["ruleset"], tuple(data["players"]), hands, data.get("source", "<script>"),
+                      tuple(data.get("red_fives", ("0m", "0p", "0s"))))
     except (KeyError, TypeError, ValueError) as err:
         raise ScriptError(f"script is malformed: {err!r}") from None
 
@@ -151,7 +158,8 @@ def build_script(log: Any, *, injects: tuple[Fault, ...] | list[Fault] = (), see
         raise ScriptError(str(err)) from None
     if game.players != 4:
         raise ScriptError(f"{source}: only four-player logs can be acted out, this one has {game.players}")
-    rules = load_rules(ruleset)
+    # the set's red fives as the log's "rule" says (a game without reds has four plain fives)
+    rules = dataclasses.replace(load_rules(ruleset), red_fives=rules_for_log(game).red_fives)
     by_hand: dict[int, list[Fault]] = {}
     for f in injects:
         if not 0 <= f.hand < len(game.hands):
@@ -162,7 +170,8 @@ def build_script(log: Any, *, injects: tuple[Fault, ...] | list[Fault] = (), see
         rng = random.Random(seed * 100003 + lh.index)
         hands.append(_build_hand(lh, rules, rng, by_hand.get(lh.index, []), source))
     names = tuple(game.names[:4]) if len(game.names) >= 4 else ("", "", "", "")
-    return Script(ruleset, names, hands, source)
+    reds = tuple(r for r, n in zip(T.REDS, rules.red_fives, strict=True) for _ in range(n))
+    return Script(ruleset, names, hands, source, reds)
 
 
 def load_script(path: str, *, injects: tuple[Fault, ...] | list[Fault] = (), seed: int = 0) -> Script:
@@ -429,7 +438,7 @@ def _face_up(hand: HandScript) -> list[tuple[int, str]]:
     return out
 
 
-def _replaceable(hand: HandScript, lh_end_ron: bool) -> list[int]:
+def _replaceable(hand: HandScript) -> list[int]:
     """Indices of tsumogiri discards that no one calls or wins on: the drawn tile can be changed."""
     out = []
     acts = hand.actions
@@ -459,7 +468,7 @@ def _replace_discard(hand: HandScript, i: int, tile: str) -> None:
 
 def _inject_excess(hand: HandScript, f: Fault, where: str, *, red: bool) -> None:
     face = _face_up(hand)
-    cands = _replaceable(hand, False)
+    cands = _replaceable(hand)
     seats = [f.seat] if f.seat is not None else [0, 1, 2, 3]
     kinds = [f"0{s}" for s in "mps"] if red else [t for t in T.KINDS_34 if t[0] != "5"]
     limit = 1 if red else 4
@@ -507,7 +516,7 @@ def _inject(hand: HandScript, hb: _Hand, lay: WL.WallLayout, f: Fault, where: st
             raise ScriptError(f"{where}: cannot inject wrong_hand_size: seat {f.seat} reveals no hand")
         a = reveals[0]
         tiles = list(a["tiles"])
-        drop = next(t for t in tiles if t != a["win_tile"])
+        drop = next((t for t in tiles if t != a["win_tile"]), tiles[0])
         tiles.remove(drop)
         a["tiles"] = tiles
         hand.faults.append({"rule": f.rule, "hand": hand.index, "seat": a["seat"], "tile": None})
@@ -532,6 +541,8 @@ def _inject(hand: HandScript, hb: _Hand, lay: WL.WallLayout, f: Fault, where: st
         hand.faults.append({"rule": f.rule, "hand": hand.index, "seat": seat, "tile": wrong})
         return
     if f.rule in ("out_of_turn", "moved_indicator"):
+        if not discards:
+            raise ScriptError(f"{where}: cannot inject {f.rule}: the hand ends before any discard")
         dealt = max(i for i, a in enumerate(acts) if a["op"] == "flip" and not a["is_ura"] and i < discards[0])
         takes = [i for i, a in enumerate(acts) if a["op"] == "take" and i > dealt
                  and i + 1 < len(acts) and acts[i + 1]["op"] == "discard" and acts[i + 1]["seat"] == a["seat"]]
@@ -574,6 +585,7 @@ def events_of(script: Script, *, start_now: float = 0.0, step_s: float = 0.5,
     now = start_now
     first = script.hands[0]
     out.append(ev.StartGame(ruleset=ruleset or script.ruleset, players=tuple(script.players), now=now,
+                            red_fives=tuple(script.red_fives),
                             start_round=first.round, start_honba=first.honba, start_sticks=first.sticks,
                             start_scores=tuple(first.scores)))
     for hand in script.hands:

@@ -67,6 +67,7 @@ class _SeatTable:
     """What one seat has in front of it (kept beside the scene for the melds' bookkeeping)."""
 
     melds: list[dict] = field(default_factory=list)      # {"kind", "tiles" (scene order), "sideways", "added"}
+    called: list[bool] = field(default_factory=list)     # per discard made: taken by a call (left the river)
     riichi_called: bool = False                           # its sideways riichi tile was called: mark the next one
 
 
@@ -282,14 +283,18 @@ class SimTable:
         sideways = bool(op["is_riichi"]) or table.riichi_called
         table.riichi_called = False
         self.scene.rivers.setdefault(seat, []).append((op["tile"], sideways))
+        table.called.append(False)
         self.scene.standing[seat] = max(0, self.scene.standing.get(seat, 0) - 1)
 
     def _op_take_back(self, op: dict) -> None:
-        seat, index = op["seat"], op["index"]
+        seat, index = op["seat"], op["index"]      # index: among all the seat's discards, called ones too
+        table = self.seats[seat]
         river = self.scene.rivers.get(seat, [])
-        if not 0 <= index < len(river) or T.plain(river[index][0]) != T.plain(op["tile"]):
-            raise SimTableError(f"{self._where()}: seat {seat} has no {op['tile']} at river place {index}")
-        river.pop(index)
+        place = index - sum(table.called[:index]) if 0 <= index < len(table.called) else -1
+        if place < 0 or table.called[index] or place >= len(river) or T.plain(river[place][0]) != T.plain(op["tile"]):
+            raise SimTableError(f"{self._where()}: seat {seat} has no {op['tile']} as its discard {index}")
+        river.pop(place)
+        table.called.pop(index)
         self.scene.standing[seat] = self.scene.standing.get(seat, 0) + 1
 
     def _op_meld(self, op: dict) -> None:
@@ -303,6 +308,8 @@ class SimTable:
                 raise SimTableError(f"{self._where()}: seat {seat} calls {called} but seat {src}'s last discard is "
                                     f"{river[-1][0] if river else 'none'}")
             _tile, was_sideways = river.pop()
+            src_called = self.seats[src].called
+            src_called[max(i for i, c in enumerate(src_called) if not c)] = True
             if was_sideways:
                 self.seats[src].riichi_called = True
             rest = list(tiles)

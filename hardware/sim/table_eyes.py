@@ -65,6 +65,16 @@ def perfect_view(state: TableState, *, now: float = 0.0) -> TableView:
     return TableView(walls, indicators, rivers, melds, revealed, {}, now, 0)
 
 
+def _without_phantoms(view: TableView) -> TableView:
+    """Drop "melds" with no face read at all (standing tiles reaching into the meld strip): a real
+    meld always shows faces, a closed kan its two middle tiles."""
+    melds = {seat: tuple(m for m in ms if any(t.tile not in UNREAD for t in m.tiles)) for seat, ms in view.melds.items()}
+    if melds == view.melds:
+        return view
+    return TableView(view.walls, view.indicators, view.rivers, melds, view.revealed, view.flowers, view.now,
+                     view.tiles_classified)
+
+
 def _meld_tiles(m: SeenMeld) -> list[str]:
     return [t.tile for t in m.tiles]
 
@@ -76,22 +86,27 @@ class ViewTracker:
         self.prev: TableView | None = None
         self.declared: set[int] = set()
         self.hands = 0
+        # per seat, every discard seen in order: True once a call took it out of the river. The
+        # game counts a seat's discards with the called ones, the camera sees only those still there.
+        self.called: dict[int, list[bool]] = {}
 
     def on_button(self, seat: int, action: str) -> None:
         if action in ("tsumo", "ron"):
             self.declared.add(seat)
 
     def update(self, view: TableView, now: float = 0.0) -> list[ev.Event]:
+        view = _without_phantoms(view)
         prev, self.prev = self.prev, view
         if prev is None or self._is_new_hand(prev, view):
             self.declared = set()
+            self.called = {}
             self.hands += 1 if view.walls and any(sum(c) for c in view.walls.values()) else 0
             return []
         out: list[ev.Event] = []
         out += self._walls(prev, view, now)
         out += self._indicators(prev, view, now)
         new_melds = self._new_melds(prev, view, now)
-        out += self._rivers(prev, view, new_melds, now)
+        out += self._rivers(prev, view, new_melds, self.called, now)
         out += [e for _seat, e in new_melds]
         out += self._reveals(prev, view, now)
         return out
@@ -158,7 +173,7 @@ class ViewTracker:
 
     @staticmethod
     def _rivers(prev: TableView, view: TableView, new_melds: list[tuple[int, ev.Event]],
-                now: float) -> list[ev.Event]:
+                called: dict[int, list[bool]], now: float) -> list[ev.Event]:
         called_from = {e.source: e.called for _s, e in new_melds
                        if isinstance(e, ev.Meld) and e.meld_kind in ("chi", "pon", "daiminkan")}
         out: list[ev.Event] = []
@@ -166,15 +181,23 @@ class ViewTracker:
             old = [t.tile for t in prev.rivers.get(seat, ())]
             cur = list(view.rivers.get(seat, ()))
             names = [t.tile for t in cur]
+            made = called.setdefault(seat, [])
             if len(names) < len(old):
                 # tiles gone: a call takes the last one; anything else was taken back
                 i = next((k for k in range(len(names)) if T.plain(names[k]) != T.plain(old[k])), len(names))
                 gone = old[i]
+                there = [k for k, c in enumerate(made) if not c]
+                index = there[i] if i < len(there) else i
                 if seat in called_from and i == len(old) - 1:
+                    if index < len(made):
+                        made[index] = True
                     continue
-                out.append(ev.DiscardRemoved(seat=seat, index=i, tile=gone, now=now))
+                if index < len(made):
+                    made.pop(index)
+                out.append(ev.DiscardRemoved(seat=seat, index=index, tile=gone, now=now))
                 continue
             for t in cur[len(old):]:
+                made.append(False)
                 out.append(ev.Discard(seat=seat, tile=t.tile, is_riichi=t.is_sideways, now=now))
         return out
 

@@ -15,7 +15,9 @@
 - **camera**: ``rendered``: the table state is drawn by ``hardware.sim.scene.SceneRenderer``,
   calibrated from its own markers and read by ``vision.reader.TableReader`` with the shipped
   tile model; ``perfect``: the table state read without error (``table_eyes.perfect_view``),
-  used when the tile model is not in this build. Either way ``table_eyes.ViewTracker`` turns
+  used when the tile model is not in this build (``auto``, the default, picks ``rendered`` when
+  ``vision/models/tiles.onnx`` is there; ``$JANTAKU_SIM_CAMERA`` = rendered | perfect | auto
+  overrides it). Either way ``table_eyes.ViewTracker`` turns
   the views into events.
 - **staff**: the game is started as staff would start it (ruleset, players, and for an
   excerpt the round, honba, sticks and scores it starts from).
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import shutil
 import tempfile
 import threading
@@ -110,8 +113,11 @@ class SimTablePart:
     # ------------------------------------------------------------------ camera choice
     @staticmethod
     def _camera_mode(camera: str) -> str:
+        if camera == "auto":
+            camera = os.environ.get("JANTAKU_SIM_CAMERA", "auto")
         if camera not in ("auto", "rendered", "perfect"):
-            raise ValueError(f"sim table: camera {camera!r} is not auto, rendered or perfect")
+            from controller.config import ConfigError
+            raise ConfigError(f"sim table: camera {camera!r} is not auto, rendered or perfect")
         if camera != "auto":
             return camera
         from vision.classifier import DEFAULT_MODEL
@@ -132,23 +138,31 @@ class SimTablePart:
 
     # ------------------------------------------------------------------ Part protocol
     async def start(self, post: Callable[..., None]) -> None:
-        from firmware_bridge.table import SerialTable
-        from hardware.sim.mcu_process import SimMcuProcess
         self._post = post
         self._loop = asyncio.get_running_loop()
-        self.sim = await asyncio.to_thread(SimMcuProcess.start, self.workdir / "mcu", time_scale=self.time_scale)
-        self.serial = SerialTable.over(self.sim.port, on_event=self._on_link_event, link_timeout_s=3.0,
-                                       reply_timeout_s=1.0)
-        await self.serial.start(timeout_s=15.0)
-        self.table = SimTable(self.script, control=self.sim.control, press=self._press)
-        self._setup_buttons()
-        await asyncio.to_thread(self._setup_camera)
+        try:
+            await self._start_parts()
+        except BaseException:
+            await self.stop()          # no simulator process left behind
+            raise
         h0 = self.script.hands[0]
         self._emit("staff", ev.StartGame(ruleset=self.ruleset, players=tuple(self.script.players),
                                          start_round=h0.round, start_honba=h0.honba, start_sticks=h0.sticks,
                                          start_scores=tuple(h0.scores), now=time.monotonic()))
         self._thread = threading.Thread(target=self._drive, name="sim-table", daemon=True)
         self._thread.start()
+
+    async def _start_parts(self) -> None:
+        from firmware_bridge.table import SerialTable
+        from hardware.sim.mcu_process import SimMcuProcess
+        self.sim = await asyncio.to_thread(SimMcuProcess.start, self.workdir / "mcu", time_scale=self.time_scale)
+        self.serial = SerialTable.over(self.sim.port, on_event=self._on_link_event, link_timeout_s=3.0,
+                                       reply_timeout_s=1.0)
+        self.serial.mcu.ack_timeout_s = 5.0      # a loaded machine may answer slowly; the link retransmits
+        await self.serial.start(timeout_s=15.0)
+        self.table = SimTable(self.script, control=self.sim.control, press=self._press)
+        self._setup_buttons()
+        await asyncio.to_thread(self._setup_camera)
 
     async def stop(self) -> None:
         self._stop.set()

@@ -169,3 +169,51 @@ def test_state_is_rebuilt_from_the_log(tmp_path):
     daemon = Daemon(cfg, store, notifier=SystemdNotifier(env={}))
     assert daemon.rebuild() == 2
     assert daemon.core.machine["state"] == "halted" and daemon.core.machine["reason"] == "lift_jam: wall 2"
+
+
+class Eye:
+    """A camera-like part that can give its current frame as a JPEG (real bytes)."""
+
+    name = "eye"
+
+    async def start(self, post):
+        pass
+
+    async def stop(self):
+        pass
+
+    def handle(self, command):
+        return False
+
+    def status(self):
+        return {}
+
+    def latest_jpeg(self):
+        import cv2
+        import numpy as np
+        frame = np.full((48, 64, 3), (40, 120, 40), np.uint8)
+        return cv2.imencode(".jpg", frame)[1].tobytes()
+
+
+def test_an_alert_is_logged_after_its_cause_with_the_frame_as_evidence(tmp_path):
+    cfg = config.replace(config.load(env={}), panel={"enabled": False})
+    store = EventStore.open(tmp_path)
+    daemon = Daemon(cfg, store, parts=[Eye()], notifier=SystemdNotifier(env={}))
+
+    async def scenario():
+        task = asyncio.create_task(daemon.run())
+        while daemon._queue is None:
+            await asyncio.sleep(0.01)
+        # the game tracker cannot follow this ruleset: it raises an integrity alert
+        await daemon.submit("panel", events.StartGame(ruleset="no-such-rules", now=1.0))
+        daemon.request_stop()
+        return await task
+
+    assert run_in_thread(scenario) == 0
+    rows = list(store.events())
+    assert [r.kind for r in rows] == ["staff.start_game", "alert"]
+    assert rows[1].source == "integrity" and rows[1].payload["rule"] == "inconsistent"
+    name = daemon.hub.evidence[rows[1].seq]
+    path = store.evidence_path(name)
+    assert path is not None and path.read_bytes()[:2] == b"\xff\xd8"  # a JPEG
+    assert [a["rule"] for a in daemon.snapshot()["alerts"]] == ["inconsistent"]

@@ -20,7 +20,8 @@ SAMPLES = [
     ev.Meld(seat=2, meld_kind="ankan", tiles=("1z",) * 4),
     ev.HandRevealed(seat=0, tiles=tuple("1m 2m 3m".split()), win_tile="3m"), ev.FlowerSetAside(seat=0, tile="3f"),
     ev.StartGame(ruleset="tenhou", players=("a", "b", "c", "d"), red_fives=("0m", "0p", "0s"),
-                  start_round=7, start_honba=1, start_sticks=2, start_scores=(30000, 20000, 25000, 25000)),
+                  start_round=7, start_honba=1, start_sticks=2, start_scores=(30000, 20000, 25000, 25000),
+                  first_dealer="two_rolls"),
     ev.Correction(what="discard", reason="glare", data={"seat": 2, "tile": "5p", "list": [1, 2]}),
     ev.ConfirmResult(hand_index=3), ev.VoidHand(reason="two 5p reds"), ev.Reset(),
     ev.StaffDeclare(seat=2, action="ron", reason="button stuck"),
@@ -64,6 +65,7 @@ def test_integer_now_reads_as_float():
     ({"kind": "vision.meld", "seat": 0, "meld_kind": "chi", "tiles": "123m"}, "field 'tiles'"),
     ({"kind": "vision.meld", "seat": 0, "meld_kind": "chow", "tiles": ["1m"]}, "meld_kind 'chow'"),
     ([1, 2], "must be an object"),
+    ({"kind": "staff.start_game", "ruleset": "tenhou", "first_dealer": "coin"}, "first_dealer 'coin'"),
 ])
 def test_malformed_records_are_refused_by_name(record, words):
     with pytest.raises(ev.EventError) as err:

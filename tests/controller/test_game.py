@@ -145,9 +145,11 @@ def test_events_before_a_game_change_nothing():
         G.step({"phase": "idle"}, ev.Lid(is_open=True), 0.0)
 
 
-def test_unknown_ruleset_is_refused_with_an_alert():
+def test_unknown_or_unfollowed_ruleset_is_refused_with_an_alert():
     s, cmds = G.step(G.new_state(), ev.StartGame(ruleset="nope"), 0.0)
     assert s.phase == "idle" and cmds[0].alert.rule == "inconsistent" and "nope" in cmds[0].alert.message
+    s, cmds = G.step(G.new_state(), ev.StartGame(ruleset="chinese"), 0.0)
+    assert s.phase == "idle" and "four-player riichi only" in cmds[0].alert.message
 
 
 @needs_samples
@@ -327,3 +329,160 @@ def test_ron_on_the_last_discard_beats_the_exhaustive_draw():
     assert s.result is not None and s.result["outcome"] == "win", s.result_error
     yaku = dict(s.result["wins"][0]["yaku"])
     assert yaku["houtei"] == 1 and yaku["chiitoitsu"] == 2
+
+
+@needs_samples
+def test_a_camera_that_never_sees_the_walls_still_follows_the_game():
+    """No wall stack reported taken at all: every draw is proven by the act that follows it."""
+    game = load(WHOLE)
+    want = replay_game(game)
+    events = [e for e in S.events_of(S.build_script(game)) if not isinstance(e, ev.WallStackTaken)]
+    s = G.new_state()
+    results = []
+    for e in events:
+        before = s.last_result
+        s, _ = G.step(s, e, e.now)
+        if s.last_result is not before:
+            results.append(s.last_result)
+    assert results == want and s.alerts == [] and s.finished
+
+
+def test_first_dealer_rolled_at_the_table():
+    """S002:L15 (RULINGS): the East drawer rolls 3 -> West rolls 6 -> North deals first."""
+    s, cmds = G.step(G.new_state(), ev.StartGame(ruleset="tenhou", players=("a", "b", "c", "d"),
+                                                 first_dealer="two_rolls"), 0.0)
+    assert s.phase == "seating" and cmds == [ev.LightButton(seat=0, action="dice", now=0.0)]
+    s, cmds = G.step(s, ev.Button(seat=2, action="dice"), 1.0)
+    assert cmds == []                                   # not the chair asked to roll
+    s, cmds = G.step(s, ev.Button(seat=0, action="dice"), 1.0)
+    assert cmds == [ev.RollDice(seat=0, count=2, now=1.0)]
+    s, cmds = G.step(s, ev.DiceResult(seat=0, dice=(1, 2)), 2.0)
+    assert cmds == [ev.LightButton(seat=2, action="dice", now=2.0)]
+    s, cmds = G.step(s, ev.DiceResult(seat=2, dice=(2, 4)), 3.0)
+    assert s.first_dealer_chair == 3 and s.players == ("d", "a", "b", "c") and s.phase == "walls"
+    shown = next(c for c in cmds if isinstance(c, ev.Show))
+    assert shown.what == "seating" and shown.data["rolls"] == [[0, [1, 2]], [2, [2, 4]]]
+    pub = G.public_state(s)
+    assert pub["first_dealer_chair"] == 3 and [x["name"] for x in pub["seats"]] == ["d", "a", "b", "c"]
+    assert pub["seats"][0]["wind"] == "E"
+
+
+_PLAIN = {51: 15, 52: 25, 53: 35}
+
+
+def _no_reds(x):
+    """A log value with every red five made plain (tile numbers and call strings alike)."""
+    if isinstance(x, list):
+        return [_no_reds(v) for v in x]
+    if isinstance(x, int):
+        return _PLAIN.get(x, x)
+    if isinstance(x, str):
+        out, i = "", 0
+        while i < len(x):
+            if x[i].isdigit():
+                code = int(x[i:i + 2])
+                out += str(_PLAIN.get(code, code))
+                i += 2
+            else:
+                out += x[i]
+                i += 1
+        return out
+    return x
+
+
+@needs_samples
+def test_a_game_without_red_fives():
+    """A log whose rule has no red fives: four plain fives of each suit, no aka dora, no alert."""
+    data = json.loads(WHOLE.read_text())
+    data["log"] = [_no_reds(h[:16]) + [h[16]] for h in data["log"]]
+    data["rule"] = {"disp": "般南喰", "aka": 0}
+    game = TH.parse_log(data, "no-reds")
+    assert not any(t.startswith("0") for h in game.hands for hp in h.haipai for t in hp)
+    want = replay_game(game)
+    script = S.build_script(game)
+    assert script.red_fives == ()
+    s = G.new_state()
+    results = []
+    for e in S.events_of(script):
+        before = s.last_result
+        s, _ = G.step(s, e, e.now)
+        if s.last_result is not before:
+            results.append(s.last_result)
+    # scores now run on from the computed results (the log's recorded scores had red fives)
+    strip = ("scores_after",)
+    assert [{k: v for k, v in r.items() if k not in strip} for r in results] == \
+        [{k: v for k, v in r.items() if k not in strip} for r in want][:len(results)]
+    assert s.alerts == [] and len(results) >= 10
+    assert not any(y[0] == "aka_dora" for r in want for w in r.get("wins", []) for y in w["yaku"])
+
+
+KAN_SAMPLES = [p for p in SAMPLES if any(isinstance(e, TH.Draw) and e.is_rinshan
+                                          for h in load(p).hands for e in h.events)]
+
+
+@pytest.mark.parametrize("order", ["replacement_first", "refill_first"])
+@pytest.mark.parametrize("path", KAN_SAMPLES, ids=lambda p: p.stem[-28:])
+def test_kan_seen_in_another_order(path, order):
+    """The camera may see the replacement tile taken before the kan is laid out, or the refill
+    tile move before the replacement draw: same results, no alert."""
+    game = load(path)
+    events = S.events_of(S.build_script(game))
+    reordered, i = list(events), 0
+    while i < len(reordered) - 2:
+        a, b, c = reordered[i:i + 3]
+        if isinstance(a, ev.Meld) and "kan" in a.meld_kind and isinstance(b, ev.WallStackTaken):
+            if order == "replacement_first":            # kan, replacement -> replacement, kan
+                reordered[i:i + 2] = [b, a]
+            elif isinstance(c, ev.WallStackTaken):      # kan, replacement, refill -> kan, refill, replacement
+                reordered[i:i + 3] = [a, c, b]
+            i += 3
+        else:
+            i += 1
+    assert reordered != events
+    s = G.new_state()
+    results = []
+    for e in reordered:
+        before = s.last_result
+        s, _ = G.step(s, e, e.now)
+        if s.last_result is not before:
+            results.append(s.last_result)
+    assert results == replay_game(game) and s.alerts == []
+
+
+@pytest.mark.skipif(not (SHARED / "mjai-reviewer__kyushukyuhai.json").exists(), reason="sample missing")
+def test_nine_terminals_declared_then_checked():
+    events = S.events_of(S.build_script(load(SHARED / "mjai-reviewer__kyushukyuhai.json")))
+    k = next(i for i, e in enumerate(events) if isinstance(e, ev.Button) and e.action == "draw")
+    s, _ = play(events[:k + 1])
+    assert s.result["outcome"] == "abortive_draw" and s.draw_kind == "nine_terminals"   # before the reveal
+    true = events[k + 1]
+    assert isinstance(true, ev.HandRevealed)
+    good, _ = G.step(s, true, true.now)
+    assert good.alerts == [] and good.result == s.result
+    fake = ev.HandRevealed(seat=true.seat, tiles=("2m", "3m", "4m", "5m", "6m", "7m", "2p", "3p", "4p", "5p",
+                                                  "6p", "7p", "8p", "1z"), now=true.now)
+    bad, cmds = G.step(s, fake, true.now)
+    assert [c.alert.rule for c in cmds if isinstance(c, ev.RaiseAlert)] == ["inconsistent"]
+
+
+@needs_samples
+def test_tsumo_tile_set_apart_at_the_right_end_of_a_sorted_row():
+    """A reader that lists the revealed row left to right (sorted, the drawn tile set apart at
+    the right end) but does not name the winning tile: the results are as recorded."""
+    game = load(WHOLE)
+    events = []
+    for e in S.events_of(S.build_script(game)):
+        if isinstance(e, ev.HandRevealed) and e.win_tile is not None:
+            rest = list(e.tiles)
+            rest.remove(e.win_tile)
+            e = ev.HandRevealed(seat=e.seat, tiles=tuple(T.sorted_tiles(rest)) + (e.win_tile,), now=e.now)
+        events.append(e)
+    s = G.new_state()
+    results = []
+    for e in events:
+        before = s.last_result
+        s, _ = G.step(s, e, e.now)
+        if s.last_result is not before:
+            results.append(s.last_result)
+    assert results == replay_game(game) and s.alerts == []
+    assert not any(c["what"] == "win_tile" for c in s.corrections)

@@ -300,3 +300,34 @@ def test_four_winds_and_four_riichi_abort_the_hand():
     s = play(riichi[:nxt] + [ev.RiichiStick(seat=events[first[-1]].seat, now=1.0)])
     assert s.draw_kind == "four_riichi" and s.sticks == 4 and s.result["outcome"] == "abortive_draw"
     assert s.result["scores_after"] == [24000] * 4
+
+
+def test_an_alert_kept_from_the_table_appears_when_the_hand_ends():
+    """Chinese rules: a wrong-size hand (相公) is told to staff at once, to the table at hand end."""
+    s = G.new_state()
+    s.phase, s.hand_index = "play", 2
+    s.seats = [G.SeatState(score=25000) for _ in range(4)]
+    hidden = ev.to_record(ev.Alert(rule="wrong_hand_size", hand_index=2, seat=1, message="15 tiles",
+                                   is_public=False))
+    shown = ev.to_record(ev.Alert(rule="taken_back", hand_index=2, seat=3, tile="5p", message="taken back"))
+    s.alerts = [hidden, shown]
+    assert [a["rule"] for a in G.public_state(s)["alerts"]] == ["taken_back"]
+    assert [a["rule"] for a in G.staff_alerts(s)] == ["wrong_hand_size", "taken_back"]
+    s.phase = "result"
+    assert [a["rule"] for a in G.public_state(s)["alerts"]] == ["wrong_hand_size", "taken_back"]
+    s.phase, s.hand_index = "play", 3
+    assert len(G.public_state(s)["alerts"]) == 2
+
+
+@needs_samples
+def test_a_discard_that_changes_in_place():
+    events = S.events_of(S.build_script(load(WHOLE)))
+    k = [i for i, e in enumerate(events) if isinstance(e, ev.Discard)][10]
+    s = play(events[:k + 3])
+    d = events[k]
+    index = len([x for x in events[:k] if isinstance(x, ev.Discard) and x.seat == d.seat])
+    new = "7z" if d.tile != "7z" else "6z"
+    s2, cmds = G.step(s, ev.DiscardRemoved(seat=d.seat, index=index, tile=d.tile, replaced_by=new), 1.0)
+    assert [(c.alert.rule, c.alert.seat, c.alert.tile) for c in cmds] == [("taken_back", d.seat, d.tile)]
+    assert s2.seats[d.seat].river[index]["tile"] == new and s2.turn == s.turn
+    assert "changed to 7z" in cmds[0].alert.message or "changed to 6z" in cmds[0].alert.message

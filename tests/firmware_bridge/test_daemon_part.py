@@ -74,16 +74,18 @@ def test_two_hands_through_the_cycle(sim_mcu):
             await d.until(lambda: d.state.state == "ready")
             first_counts = [e.counts for e in d.events if isinstance(e, ev.LiftDone)]
             dice = [e.dice for e in d.events if isinstance(e, ev.DiceResult)]
-            return d.state, first_counts, dice, [c.KIND for c in d.commands]
+            sets = sim_mcu.state()["sets"]
+            return d.state, first_counts, dice, [c.KIND for c in d.commands], sets
         finally:
             await d.part.stop()
 
-    state, counts, dice, kinds = run(go())
+    state, counts, dice, kinds, sets = run(go())
     assert counts == [(34, 34, 34, 34), (34, 34, 34, 34)] and dice == [(2, 6)]
     assert kinds == ["machine.centre", "machine.lift", "machine.shuffle", "machine.centre", "machine.centre",
                      "machine.lift", "machine.shuffle"]
     assert (state.on_table, state.shuffling) == (1, 0)
-    assert sim_mcu.state()["sets"] == ["shuffling", "table"]
+    assert sets == ["shuffling", "table"]
+    assert sim_mcu.state()["sets"] == ["hopper", "table"]       # the part's stop said bye: shuffle aborted
 
 
 FAULTS = [("head_jam", "shuffle"), ("chain_rod_stuck", "shuffle"), ("lane_count", "shuffle"),
@@ -150,16 +152,16 @@ def test_link_lost_and_operator_reset(sim_mcu):
 def test_gpio_inputs_reach_the_cycle(mock_factory, sim_mcu):
     async def go():
         gpio = TableGpio(load_pinmap())
-        mock_factory.pin(17).drive_low()
-        mock_factory.pin(27).drive_low()
         d = MiniDaemon(TablePart(sim_mcu.port, gpio=gpio))
         await d.start()
         try:
             d.accept(ev.StartGame(ruleset="tenhou"))
             await d.until(lambda: d.state.state == "ready")
             gpio.power_on()
-            mock_factory.pin(5).drive_low()                 # seat 0's dice button
+            mock_factory.pin(5).drive_low()                 # seat 0's dice button (GPIO)
             await d.until(lambda: d.state.state == "dice")
+            sim_mcu.control("press", seat=2, action="tsumo")  # a rail button (MCU)
+            await d.until(lambda: any(isinstance(e, ev.Button) and e.action == "tsumo" for e in d.events))
             mock_factory.pin(17).drive_high()               # e-stop
             await d.until(lambda: d.state.state == "halted")
             return d.state, mock_factory.pin(23).state
@@ -169,3 +171,26 @@ def test_gpio_inputs_reach_the_cycle(mock_factory, sim_mcu):
     state, relay = run(go())
     assert state.reason == "emergency stop pressed" and relay == 0
     assert not sim_mcu.state()["motors_running"]
+
+
+def test_lamps_and_displays(mock_factory, sim_mcu):
+    async def go():
+        gpio = TableGpio(load_pinmap())
+        d = MiniDaemon(TablePart(sim_mcu.port, gpio=gpio))
+        await d.start()
+        try:
+            assert d.part.handle(ev.LightButton(seat=2, action="dice"))
+            lamp = mock_factory.pin(20).state
+            assert d.part.handle(ev.Show(what="scores", data={"scores": [25000, 24000, 26000, 25000]}))
+            assert d.part.handle(ev.Show(what="message", data={"text": "RIICHI \u7acb\u76f4", "seat": 1}))
+            assert not d.part.handle(ev.Show(what="result", data={"han": 3}))
+            await asyncio.to_thread(sim_mcu.wait_for, lambda st: st["displays"].get("1") == "RIICHI ??")
+            status = d.part.status()
+            return lamp, status
+        finally:
+            await d.part.stop()
+
+    lamp, status = run(go())
+    assert lamp == 1
+    assert status["link"] == "up" and status["model"] == "JT-SIM-4" and status["gpio"]["lamps"][2]
+    assert sim_mcu.state()["displays"] == {"0": "25000", "1": "RIICHI ??", "2": "26000", "3": "25000"}

@@ -26,6 +26,7 @@ def test_device_errors_name_the_problem(sim_mcu, tmp_path, capsys):
     assert main("device", ["status", "--port", str(tmp_path / "ttyGONE"), "--connect-timeout", "0.5"]) == 2
     err = capsys.readouterr().err
     assert "ttyGONE: not up after 0.5 s (cannot open port" in err and "No such file" in err
-    assert main("device", ["shuffle", "--set", "0", "--port", sim_mcu.port]) == 1
+    sim_mcu.control("lid", open=True)
+    assert main("device", ["lift", "--port", sim_mcu.port]) == 1
     err = capsys.readouterr().err
-    assert "shuffler: MCU rejected 'shuffle'" in err and "bad_state" in err
+    assert "wall_lift: MCU rejected 'lift'" in err and "lid_open" in err

@@ -22,10 +22,9 @@ def gpio(mock_factory):
     events: list[object] = []
     stops: list[str] = []
     g = TableGpio(load_pinmap(), sink=events.append, on_estop=lambda: stops.append("stop"))
-    assert g.estop_pressed and g.lid_open         # pulled up, nothing wired: reads as unsafe
-    mock_factory.pin(ESTOP).drive_low()        # e-stop released (NC contact closed to GND)
-    mock_factory.pin(LID).drive_low()          # lid shut
-    events.clear()
+    # on mock pins the inputs start at rest: e-stop released (NC contact closed to GND), lid shut
+    assert not g.estop_pressed and not g.lid_open and events == []
+    assert mock_factory.pin(ESTOP).state == 0 and mock_factory.pin(BUTTONS[0]).state == 1
     g.events, g.stops = events, stops
     yield g
     g.close()
@@ -112,11 +111,14 @@ def test_estop_drops_the_relay_at_once_and_sends_stop(gpio, mock_factory):
     assert gpio.motion_refusal() is None and mock_factory.pin(RELAY).state == 0   # stays off until asked
 
 
-def test_relay_starts_off_even_with_the_estop_pressed_at_boot(mock_factory):
-    mock_factory.pin(ESTOP).drive_high()
-    g = TableGpio(load_pinmap())
+def test_relay_starts_off_and_an_unwired_estop_reads_pressed(mock_factory):
+    g = TableGpio(load_pinmap(), rest_inputs=False)     # as on a board with nothing connected
     try:
-        assert mock_factory.pin(RELAY).state == 0 and g.estop_pressed
+        # pulled up with nothing wired: a broken e-stop loop reads as pressed, an absent lid as open
+        assert g.estop_pressed and g.lid_open and g.motion_refusal() == "e-stop pressed"
+        assert mock_factory.pin(RELAY).state == 0
+        with pytest.raises(InterlockError):
+            g.power_on()
     finally:
         g.close()
 
@@ -155,8 +157,6 @@ def test_estop_during_a_shuffle_stops_the_mcu_and_drops_the_relay(mock_factory, 
     async def go():
         table = SerialTable.over(sim.port)
         gpio = TableGpio(load_pinmap(), on_estop=table.stopper.stop_now)
-        mock_factory.pin(ESTOP).drive_low()
-        mock_factory.pin(LID).drive_low()
         table.mcu.interlock = gpio
         await table.start(timeout_s=10)
         try:

@@ -171,3 +171,16 @@ def test_requests_refuse_out_of_range_fields_before_sending(sim_mcu):
     finally:
         link.close()
     assert sim_mcu.state()["rx_errors"] == 0
+
+
+def test_a_clean_close_says_bye_so_the_deadman_stays_quiet(sim_mcu):
+    for _ in range(2):                            # e.g. two ``tablectl device`` commands in a row
+        link = Link(sim_mcu.port)
+        link.start()
+        link.wait_up(10)
+        assert display(link).status == p.ACK_DONE
+        link.close()
+    time.sleep(0.7)                               # longer than the deadman
+    st = sim_mcu.state()
+    assert st["fault"] == "" and st["deadman_at"] is None
+    assert [line["event"] for line in sim_mcu.control("log")["lines"]].count("bye") >= 2   # (resent: idempotent)

@@ -70,6 +70,9 @@ def test_a_hand_cycle_every_command_and_its_event(sim_mcu):
             second = await t.wall_lift.lift([0, 1, 2, 3])
             lowered = await t.wall_lift.lower()
             await t.stopper.stop()
+            sim_mcu.control("press", seat=3, action="ron")          # a seat button on the rail
+            while not mcu_events(events, p.SeatButton):
+                await asyncio.sleep(0.01)
         finally:
             await t.close()
         return events, lifted, shuffled, roll, hk_first, hk_second, status, opened, second, lowered
@@ -92,6 +95,7 @@ def test_a_hand_cycle_every_command_and_its_event(sim_mcu):
     assert [e.stacks for e in mcu_events(events, p.LiftDone)] == [(17,) * 4, (17,) * 4, (0,) * 4]
     assert [e.lanes for e in mcu_events(events, p.ShuffleDone)] == [(34,) * 4]
     assert len(mcu_events(events, p.Done)) == 3
+    assert [(b.seat, b.action_name) for b in mcu_events(events, p.SeatButton)] == [(3, "ron")]
     executed = sim_mcu.control("stats")["executed"]
     assert sorted(executed.values()) == [1] * 13     # 13 jobs, each executed exactly once
 
@@ -228,9 +232,10 @@ def test_rejections_name_the_reason(sim_mcu):
     async def go():
         t = await open_table(sim_mcu)
         try:
-            with pytest.raises(CommandRejected, match="shuffler: MCU rejected 'shuffle'.*bad_state"):
-                await t.shuffler.shuffle(0)           # set 0 is stacked, not in the hopper
+            stacked = await t.shuffler.shuffle(0)     # absolute: set 0 is stacked already, done at once
             await t.centre.open()
+            with pytest.raises(CommandRejected, match="shuffler: MCU rejected 'shuffle'.*bad_state"):
+                await t.shuffler.shuffle(1)           # never with the centre open
             with pytest.raises(CommandRejected, match="bad_state"):
                 await t.wall_lift.lift("all")         # never with the centre open
             with pytest.raises(BridgeError, match="wall 5 is not a seat 0..3"):
@@ -243,9 +248,32 @@ def test_rejections_name_the_reason(sim_mcu):
             with pytest.raises(CommandRejected, match="fault_active"):
                 await t.stopper.reset_fault()
             sim_mcu.control("lid", open=False)
-            return await t.dice.roll(2, seat=0)
+            return stacked, await t.dice.roll(2, seat=0)
         finally:
             await t.close()
 
-    values = run(go())
+    stacked, values = run(go())
+    assert stacked.tile_set == 0 and stacked.lanes == (34, 34, 34, 34)
     assert len(values) == 2 and all(1 <= v <= 6 for v in values)
+
+
+def test_a_reboot_mid_command_fails_the_job_clearly(sim_mcu_factory):
+    sim = sim_mcu_factory(time_scale=1.0)
+
+    async def go():
+        events: list = []
+        t = await open_table(sim, events)
+        try:
+            shuffle = asyncio.ensure_future(t.shuffler.shuffle(1))
+            await asyncio.to_thread(sim.wait_for, lambda st: st["motors_running"])
+            sim.control("reboot")
+            with pytest.raises(BridgeError, match="MCU rebooted during job"):
+                await shuffle
+            lifted = await t.wall_lift.lift("all")      # and the table works on
+        finally:
+            await t.close()
+        return lifted, events
+
+    lifted, events = run(go())
+    assert lifted.stacks == (17, 17, 17, 17)
+    assert [ev.rebooted for ev in events if isinstance(ev, LinkUp)] == [False, True]

@@ -21,6 +21,7 @@ MESSAGE_STRATEGIES = {
     p.Ping: st.just(p.Ping()),
     p.GetStatus: st.just(p.GetStatus()),
     p.EvAck: st.just(p.EvAck()),
+    p.Bye: st.just(p.Bye()),
     p.Config: st.builds(p.Config, job=jobs, deadman_ms=st.integers(100, 5000)),
     p.ResetFault: st.builds(p.ResetFault, job=jobs),
     p.Stop: st.builds(p.Stop, job=jobs),
@@ -48,6 +49,7 @@ MESSAGE_STRATEGIES = {
     p.ShuffleDone: st.builds(p.ShuffleDone, job=jobs, set=st.integers(0, 1), lanes=st.lists(u8, min_size=1, max_size=8).map(tuple)),
     p.DiceResult: st.builds(p.DiceResult, job=jobs, seat=st.integers(0, 3),
               values=st.lists(st.integers(1, 6), min_size=2, max_size=3).map(tuple)),
+    p.SeatButton: st.builds(p.SeatButton, seat=st.integers(0, 3), action=st.integers(0, 5)),
     p.Fault: st.builds(p.Fault, job=st.integers(0, 0xFFFF), code=st.integers(1, 255), latched=st.integers(0, 1),
               detail=u8, value=st.integers(-32768, 32767)),
 }

@@ -154,6 +154,22 @@ def test_deadman_configurable(sim_mcu, raw):
     assert st["deadman_at"] - t0 < 0.2 + 0.3
 
 
+def test_bye_stops_motion_and_disarms_the_deadman(sim_mcu_factory):
+    sim = sim_mcu_factory(time_scale=1.0)
+    raw = Raw(sim.port)
+    try:
+        assert isinstance(raw.ask(p.Hello(session=5), 1), p.Identify)
+        assert raw.ask(p.Shuffle(job=9, set=1), 2).status == p.ACK_ACCEPTED
+        assert raw.ask(p.Bye(), 3) == p.Ack(p.ACK_DONE, 0, 0)
+        aborted = raw.wait_event(p.Fault)
+        time.sleep(0.8)                            # longer than the deadman: it is disarmed
+        st = sim.state()
+    finally:
+        raw.close()
+    assert [(f.msg.job, f.msg.fault_name, f.msg.latched) for f in aborted][0] == (9, "aborted", 0)
+    assert st["fault"] == "" and not st["motors_running"] and st["deadman_at"] is None
+
+
 HOST = """
 import sys, time
 from firmware_bridge.link import Link

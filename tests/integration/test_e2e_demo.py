@@ -13,6 +13,7 @@ The recorded games are the real logs in ``../shared/samples/tenhou/`` (beside th
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -75,14 +76,19 @@ def recorded(path: Path) -> tuple[list[list[int]], list[int]]:
 class Demo:
     """``tablectl demo`` as a process, with its panel port and data folder."""
 
-    def __init__(self, script: Path, tmp: Path, *, speed: str = "max", injects: tuple[str, ...] = ()) -> None:
+    def __init__(self, script: Path, tmp: Path, *, speed: str = "max", injects: tuple[str, ...] = (),
+                 camera: str = "perfect") -> None:
         self.port = free_port()
         self.data = tmp / "data"
+        self.data.parent.mkdir(parents=True, exist_ok=True)
         args = [sys.executable, "-m", "controller.cli", "demo", "--script", str(script), "--speed", speed,
                 "--port", str(self.port), "--data", str(self.data)]
         for inject in injects:
             args += ["--inject", inject]
-        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        env = {**os.environ, "JANTAKU_SIM_CAMERA": camera}
+        env.pop("NOTIFY_SOCKET", None)
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                                     env=env)
         line = self.proc.stdout.readline().strip()
         if not line.startswith("panel: "):
             self.proc.kill()
@@ -147,45 +153,61 @@ class Demo:
             store.close()
 
 
-def play_and_check(name: str, tmp_path: Path) -> dict:
+def check_played(name: str, demo: Demo, state: dict, camera: str) -> None:
+    """The state at the end (live, from GET /api/state) and after every hand (from the daemon's log)."""
     path = _sample(name)
     after, final = recorded(path)
-    demo = Demo(path, tmp_path)
-    try:
-        state = demo.wait_played()
-        assert [s["score"] for s in state["seats"]] == final or state["last_result"]["scores_after"] == final
-        assert state["last_result"]["scores_after"] == final
-        assert state["alerts"] == [], state["alerts"]
-        status = demo.table_status()
-        assert status["frames"] > 0 and "physical" in status["level"]
-        if json.loads(path.read_text()).get("sc"):
-            assert state["finished"], state
-            assert [s["score"] for s in state["seats"]] == final
-        assert demo.proc.poll() is None      # keeps serving after the game
-    finally:
-        demo.stop()
-    # after every hand: the state served then held the recorded scores
+    assert state["last_result"]["scores_after"] == final, (name, state["last_result"])
+    assert state["alerts"] == [], (name, state["alerts"])
+    if json.loads(path.read_text()).get("sc"):          # a whole game: over and settled
+        assert state["finished"], (name, state)
+        assert [s["score"] for s in state["seats"]] == final, name
+        assert state["hand_index"] == len(after) - 1, name
     hands = demo.states_after_each_hand()
-    assert sorted(hands) == list(range(len(after))), sorted(hands)
+    assert sorted(hands) == list(range(len(after))), (name, sorted(hands))
     for k, scores in enumerate(after):
-        assert hands[k]["last_result"]["scores_after"] == scores, (name, k)
+        assert hands[k]["last_result"]["scores_after"] == scores, (name, k, hands[k]["last_result"])
     # the daemon learnt the game from the firmware link, the seat buttons and the camera only
-    assert demo.sources() <= {"staff", "firmware", "gpio", "camera", "integrity"}, demo.sources()
-    return state
+    assert demo.sources() <= {"staff", "firmware", "gpio", "camera", "integrity"}, (name, demo.sources())
 
 
-@pytest.mark.parametrize("name", EXCERPTS)
-def test_excerpt_played_physically_ends_on_the_recorded_scores(name, tmp_path):
-    play_and_check(name, tmp_path)
+def play_all(names: list[str], tmp_path: Path, *, camera: str = "perfect", at_once: int = 4) -> None:
+    """Play the games, ``at_once`` demos side by side (they mostly wait on the disk and the link)."""
+    for start in range(0, len(names), at_once):
+        batch = names[start:start + at_once]
+        demos = {n: Demo(_sample(n), tmp_path / f"g{start + i}", camera=camera) for i, n in enumerate(batch)}
+        states: dict[str, dict] = {}
+        try:
+            for n, demo in demos.items():
+                states[n] = demo.wait_played(FINISH_S * 2)
+                status = demo.table_status()
+                assert status["frames"] > 0 and status["level"].endswith(f"camera {camera})"), status
+                assert demo.proc.poll() is None      # keeps serving after the game
+        finally:
+            for demo in demos.values():
+                demo.stop()
+        for n, demo in demos.items():
+            check_played(n, demo, states[n], camera)
+
+
+def test_excerpts_played_physically_end_on_the_recorded_scores(tmp_path):
+    play_all(list(EXCERPTS), tmp_path)
 
 
 def test_shortest_whole_game_played_physically(tmp_path):
-    state = play_and_check(SHORTEST_GAME, tmp_path)
-    assert state["finished"] and state["hand_index"] == 6
+    play_all([SHORTEST_GAME], tmp_path)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", [n for n in WHOLE_GAMES if n != SHORTEST_GAME])
-def test_whole_game_played_physically(name, tmp_path):
-    state = play_and_check(name, tmp_path)
-    assert state["finished"]
+def test_whole_games_played_physically(tmp_path):
+    assert len(WHOLE_GAMES) >= 6, WHOLE_GAMES
+    play_all([n for n in WHOLE_GAMES if n != SHORTEST_GAME], tmp_path, at_once=3)
+
+
+def test_excerpt_played_through_rendered_camera_frames(tmp_path):
+    """The camera path proper: frames rendered from the table, read by the reader and the shipped tile model."""
+    from vision.classifier import DEFAULT_MODEL
+    if not DEFAULT_MODEL.is_file():
+        pytest.skip(f"the tile model {DEFAULT_MODEL} is not built yet: the demo follows the table with the "
+                    "error-free reader (camera 'perfect')")
+    play_all(["mjai-reviewer__rinshan.json"], tmp_path, camera="rendered")

@@ -87,8 +87,10 @@ const JantakuPanel = (() => {
       const badges = el("div", { class: "badges" });
       if (state.dealer === i) badges.append(el("span", { class: "badge-dealer" }, "dealer"));
       if (seat.riichi) badges.append(el("span", { class: "badge-riichi" }, "riichi"));
-      if (showTenpai) badges.append(tenpai[i] ? el("span", { class: "badge-tenpai" }, "tenpai")
-                                              : el("span", { class: "badge-noten" }, "noten"));
+      const isTenpai = seat.tenpai !== undefined && seat.tenpai !== null ? seat.tenpai : (showTenpai ? tenpai[i] : null);
+      if (showTenpai || (seat.tenpai !== undefined && seat.tenpai !== null)) {
+        badges.append(isTenpai ? el("span", { class: "badge-tenpai" }, "tenpai") : el("span", { class: "badge-noten" }, "noten"));
+      }
       const river = el("div", { class: "river tiles" }, ...(seat.river || []).map(tileImg));
       const melds = el("div", { class: "melds tiles" }, ...(seat.melds || []).map((m) =>
         el("span", { class: "meld" }, ...m.tiles.map(tileImg))));

@@ -38,6 +38,15 @@
       const sel = $("ruleset");
       if (!sel.options.length) for (const r of s.rulesets) sel.append(new Option(r, r));
       $("token-msg").textContent = "token accepted";
+      $("evidence").replaceChildren(...Object.entries(s.evidence).map(([seq, name]) => {
+        const link = JantakuPanel.el("a", { href: "#" }, `event ${seq}: ${name}`);
+        link.onclick = async (e) => {
+          e.preventDefault();
+          try { $("evidence-picture").src = URL.createObjectURL(await call(`/api/staff/evidence/${name}`)); }
+          catch (err) { say(`evidence: ${err.message}`, true); }
+        };
+        return JantakuPanel.el("li", {}, link);
+      }));
     } catch (err) { $("token-msg").textContent = err.message; }
   }
 
@@ -72,7 +81,8 @@
     $("hand-index").value = state.hand_index;
     $("pending").textContent = state.pending_result ? `to confirm: ${JSON.stringify(state.pending_result)}` : "";
     $("staff-alerts").replaceChildren(...(state.alerts || []).map((a) =>
-      JantakuPanel.el("li", {}, `hand ${a.hand_index + 1}: ${a.rule} seat ${a.seat ?? "–"} tile ${a.tile ?? "–"} ${a.message || ""}`)));
+      JantakuPanel.el("li", {}, `hand ${a.hand_index + 1}: ${a.rule} seat ${a.seat ?? "–"} tile ${a.tile ?? "–"} ${a.message || ""}`
+      + (a.suggest ? ` (offer: ${a.suggest.replace("_", " ")})` : ""))));
   });
   if (token()) refreshStatus();
 })();

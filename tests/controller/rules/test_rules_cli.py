@@ -1,10 +1,13 @@
 import json
+from pathlib import Path
 
 import pytest
 
+from controller.rules import tiles as T
 from controller.rules.cli import main
 
 SAMPLE = "/work/shared/samples/tenhou/mjai-reviewer__double_ron.json"
+needs_sample = pytest.mark.skipif(not Path(SAMPLE).is_file(), reason="shared sample logs not present")
 
 
 def test_score_text_and_json(capsys):
@@ -42,7 +45,9 @@ def test_waits(capsys):
     assert json.loads(capsys.readouterr().out)["waits"] == ["5m", "7m", "8m"]
     assert main("waits", ["7m123p456s111z", "--meld", "ankan:6666m"]) == 0
     assert capsys.readouterr().out.strip() == "waits: 7m"
-    assert main("waits", ["1112345678999m9p"]) == 2
+    assert main("waits", ["1112345678999m99p"]) == 2
+    assert main("waits", ["1112345678999m9p", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["discards"]["9p"] == T.parse("123456789m")
 
 
 def test_settle(capsys):
@@ -51,6 +56,7 @@ def test_settle(capsys):
     assert main("settle", ["1", "x"]) == 2
 
 
+@needs_sample
 def test_replay_contract_lines(capsys):
     assert main("replay", [SAMPLE, "--json"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
@@ -61,6 +67,7 @@ def test_replay_contract_lines(capsys):
     assert set(row["wins"][0]) == {"seat", "from", "han", "fu", "yakuman", "yaku", "points"}
 
 
+@needs_sample
 def test_replay_malformed_exits_2_naming_file_and_hand(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     data = json.loads(open(SAMPLE).read())

@@ -122,3 +122,32 @@ def test_every_red_five_counts_in_hand_and_in_melds():
     s = hand("0m0m5m11s", win="1s", melds=("pon:0p0p5p", "chi:0s46s", "pon:555z"), seat_wind="2z", rules=rules,
              is_tsumo=True)
     assert dict(s.yaku) == {"haku": 1, "aka_dora": 5}
+
+
+@pytest.mark.parametrize(("north", "expected"), [
+    ("plain", None),                          # a north set is worth nothing: no yaku
+    ("yakuhai", {"north": 1}),
+    ("dora", None),                           # dora are not yaku
+    ("both", {"north": 1, "dora": 3}),
+])
+def test_sanma_north_options(north, expected):
+    rules = dataclasses.replace(load("sanma"), north=north)
+    s = hand("11m123p456p789s", win="1m", melds=("pon:444z",), seat_wind="2z", rules=rules)
+    if expected is None:
+        assert s.error == HandError.NO_YAKU
+    else:
+        assert dict(s.yaku) == expected
+
+
+def test_sanma_nukidora_counts_extracted_norths():
+    rules = load("sanma")
+    s = hand("11m123p456p789s55z", win="5z", is_riichi=True, seat_wind="2z", rules=rules, north_count=2,
+             dora_indicators=["3z"])
+    assert dict(s.yaku)["dora"] == 4  # two norths set aside, each doubled by the west indicator
+
+
+def test_four_plain_fives_without_red_fives():
+    # regression: the fourth plain 5p once spilled into 6p's 136-index
+    rules = dataclasses.replace(TENHOU, red_fives=(0, 0, 0))
+    s = hand("555567p123m456s11z", win="7p", is_riichi=True, seat_wind="2z", rules=rules)
+    assert s.ok and "aka_dora" not in dict(s.yaku)

@@ -1,0 +1,301 @@
+"""The game tracker at a hand's end: declarations (tsumo, ron, nine terminals), revealed hands,
+the result from the rules engine's replay, its confirmation and the game flow, and the staff's
+corrections and void hand. Handlers of :mod:`controller.game`."""
+
+from __future__ import annotations
+
+from controller import events as ev
+from controller import game_play as PLAY
+from controller import game_record as GR
+from controller import integrity as IG
+from controller.game_state import GameState, alert, begin_hand, census
+from controller.rules import flow as FL
+from controller.rules import tenhou as TH
+from controller.rules import tiles as T
+from controller.rules.draws import is_nine_terminals
+from controller.rules.replay import replay_hand
+from controller.rules.settlement import settle
+
+
+def declare_tsumo(s: GameState, seat_no: int, cmds: list, now: float) -> None:
+    if s.phase != "play":
+        return
+    seat = s.seats[seat_no]
+    PLAY.infer_draw(s, seat_no, cmds, now)
+    if s.turn != seat_no or not seat.has_drawn:
+        alert(s, cmds, "inconsistent", seat_no, None, f"seat {seat_no} declares tsumo without a drawn tile",
+               now=now)
+        return
+    s.winners = [(seat_no, seat_no)]
+    s.phase = "win"
+    _watch_ura(s, cmds, now)
+
+
+def declare_ron(s: GameState, seat_no: int, cmds: list, now: float) -> None:
+    on_draw = s.draw_kind in ("exhaustive_draw", "four_riichi", "four_kans", "four_winds") and not s.winners
+    on_ron = bool(s.winners) and s.winners[0][0] != s.winners[0][1] and s.draw_kind is None
+    if not (s.phase == "play" or (s.phase in ("draw", "result") and on_draw)
+            or (s.phase in ("win", "result") and on_ron)):
+        return   # a ron beats a draw on the same discard (houtei), and a second ron joins the first
+    if s.last_kakan is not None:
+        src = s.last_kakan[0]
+    elif s.last_discard is not None:
+        src = s.last_discard[0]
+    else:
+        return
+    if src == seat_no or any(w[0] == seat_no for w in s.winners):
+        return
+    _settle_undo_riichi_for_ron(s, src)
+    s.winners.append((seat_no, src))
+    s.winners.sort(key=lambda w: (w[0] - src) % 4)
+    s.phase = "win"
+    s.draw_kind = None
+    s.result = None
+    if len(s.winners) == 3 and s.rules.triple_ron == "abort":
+        s.draw_kind = "triple_ron"
+        compute_result(s, cmds, now)
+        return
+    _watch_ura(s, cmds, now)
+
+
+def _settle_undo_riichi_for_ron(s: GameState, src: int) -> None:
+    """A ron on a riichi discard: no stick goes down (undo a deposit taken on the stick event)."""
+    seat = s.seats[src]
+    last = s.timeline[-1] if s.timeline else None
+    if seat.is_riichi and seat.riichi_index == -1 and last and last[0] == "discard" and last[1] == src and last[4]:
+        seat.score += s.rules.riichi_cost
+        s.sticks -= 1
+        seat.riichi_index = len(seat.river) - 1
+
+
+def _watch_ura(s: GameState, cmds: list, now: float) -> None:
+    if any(s.seats[w].is_riichi for w, _ in s.winners) and s.rules.has_ura_dora and s.wall is not None:
+        for slot in s.wall.layout.ura_slots[:len(s.indicators)]:
+            cmds.append(ev.WatchSlot(wall=slot.seat, stack=slot.stack, purpose="ura", now=now))
+
+
+def declare_nine_terminals(s: GameState, seat_no: int, cmds: list, now: float) -> None:
+    seat = s.seats[seat_no]
+    if s.phase == "play":
+        PLAY.infer_draw(s, seat_no, cmds, now)
+    if s.phase != "play" or s.turn != seat_no or not seat.has_drawn or not s.is_first_go or seat.discards_made:
+        alert(s, cmds, "inconsistent", seat_no, None,
+               f"seat {seat_no} declares a draw (nine terminals) but it is not its first draw", now=now)
+        return
+    if not s.rules.abort_nine_terminals:
+        return
+    s.draw_kind = "nine_terminals"
+    s.phase = "draw"
+    s.winners = []
+    s.nine_terminals_seat = seat_no
+    compute_result(s, cmds, now)   # an abortive draw: nothing changes hands; the reveal is checked
+
+
+def on_revealed(s: GameState, e: ev.HandRevealed, now: float, cmds: list) -> None:
+    if s.phase not in ("win", "draw", "result"):
+        return
+    seat = s.seats[e.seat]
+    is_winner = any(w[0] == e.seat for w in s.winners)
+    if not is_winner and s.draw_kind is None:
+        return   # at a win only the winners' hands count
+    is_ron = is_winner and s.winners[0][0] != s.winners[0][1]
+    tiles = list(e.tiles)
+    win_tile = e.win_tile
+    if is_ron:
+        ron_tile = GR.ron_tile(s)
+        if len(tiles) == seat.n_concealed and ron_tile is not None and win_tile not in tiles:
+            tiles.append(win_tile or ron_tile)   # the ron tile was left lying in the river
+        if win_tile is None:
+            win_tile = ron_tile
+    want = seat.n_concealed + (1 if is_ron else 0)
+    if s.draw_kind == "nine_terminals":
+        want = 14
+    n = len(tiles)
+    seat.revealed = tuple(tiles)
+    seat.win_tile = win_tile
+    if n != want or n % 3 == 0:
+        alert(s, cmds, "wrong_hand_size", e.seat, None,
+               f"seat {e.seat} reveals {n} tiles where {want} belong: this hand may not win", now=now)
+        seat.revealed = None
+        if is_winner:
+            s.winners = [w for w in s.winners if w[0] != e.seat]
+            if not s.winners and s.draw_kind is None:
+                s.phase = "result"
+                s.result = None
+                s.result_error = (f"seat {e.seat}'s win is refused (wrong hand size): "
+                                  "staff to correct the hand or void the hand")
+                return
+    else:
+        census(s, cmds, now, e.seat, IG.new_face_up_of_reveal(s, e.seat, tiles))
+        if s.draw_kind == "nine_terminals" and e.seat == s.nine_terminals_seat and not is_nine_terminals(tiles):
+            alert(s, cmds, "inconsistent", e.seat, None,
+                  f"seat {e.seat} declared nine terminals but shows {T.fmt(T.sorted_tiles(tiles))}", now=now)
+        if is_ron:
+            ld = s.last_discard
+            if ld is not None and s.last_kakan is None and e.win_tile is not None \
+                    and T.plain(s.seats[ld[0]].river[ld[1]]["tile"]) != T.plain(e.win_tile):
+                # the winning tile set apart is read close up: the river reading was wrong
+                s.corrections.append({"what": "discard", "reason": "the winning tile read again in the hand",
+                                      "data": {"seat": ld[0], "index": ld[1], "tile": e.win_tile},
+                                      "hand_index": s.hand_index, "now": now})
+                PLAY.fix_discard(s, ld[0], ld[1], e.win_tile)
+            problem = IG.check_furiten(s, e.seat, tiles)
+            if problem:
+                alert(s, cmds, "furiten_ron", e.seat, win_tile, problem, now=now)
+    compute_result(s, cmds, now)
+
+
+def _ready_for_result(s: GameState) -> str | None:
+    """None when the result can be computed, else what is still awaited."""
+    if s.draw_kind is None and not s.winners:
+        return "a winner whose hand can score"
+    if s.phase == "win" and s.draw_kind is None:
+        for w, _src in s.winners:
+            if s.seats[w].revealed is None:
+                return f"seat {w}'s hand"
+        if any(s.seats[w].is_riichi for w, _ in s.winners) and s.rules.has_ura_dora:
+            if len([u for u in s.ura if u]) < len(s.indicators):
+                return "the ura indicators"
+    return None
+
+
+def compute_result(s: GameState, cmds: list, now: float) -> None:
+    waiting = _ready_for_result(s)
+    if waiting is not None:
+        s.result = None
+        if s.result_error is None or s.result_error.startswith("waiting"):
+            s.result_error = f"waiting for {waiting}"
+        return
+    kind = s.draw_kind or "win"
+    if kind == "win":
+        _choose_unread_tsumo_tile(s)
+    try:
+        hand = GR.log_hand(s, kind)
+        out = replay_hand(hand, s.rules, source=s.table)
+    except (TH.LogError, ValueError, KeyError, IndexError) as err:
+        s.result = None
+        s.result_error = str(err)
+        s.phase = "result" if s.phase != "win" else s.phase
+        alert(s, cmds, "inconsistent", None, None, f"the hand cannot be scored as seen: {err}", now=now,
+               key=("result", str(err)[:80]))
+        return
+    out["hand"] = s.hand_index
+    s.result = out
+    s.result_error = None
+    s.phase = "result"
+    cmds.append(ev.Show(what="result", data=out, now=now))
+
+
+def _choose_unread_tsumo_tile(s: GameState) -> None:
+    """A tsumo hand revealed without the reader naming its drawn tile. The winner sets it apart
+    at the right end of the row: when the other tiles lie in order, the last one is it.
+    Otherwise take the reading that scores best (the winner would point it out) and note it
+    as a correction for staff to check."""
+    for w, src in s.winners:
+        seat = s.seats[w]
+        if w != src or seat.win_tile is not None or seat.revealed is None:
+            continue
+        rest = list(seat.revealed[:-1])
+        if rest == T.sorted_tiles(rest):
+            seat.win_tile = seat.revealed[-1]
+            continue
+        best = None
+        for tile in dict.fromkeys(seat.revealed):
+            seat.win_tile = tile
+            try:
+                out = replay_hand(GR.log_hand(s, "win"), s.rules, source=s.table)
+            except (TH.LogError, ValueError, KeyError, IndexError):
+                continue
+            win = out["wins"][0]
+            key = (win["points"], win["han"], win["fu"])
+            if best is None or key > best[0]:
+                best = (key, tile)
+        seat.win_tile = best[1] if best else None
+        if best:
+            s.corrections.append({"what": "win_tile", "reason": "the drawn tile was not set apart: best reading",
+                                  "data": {"seat": w, "tile": best[1]}, "hand_index": s.hand_index})
+
+
+def confirm(s: GameState, cmds: list, now: float) -> None:
+    """Apply the shown result; the rules engine's game flow says what comes next."""
+    out = s.result
+    assert out is not None
+    rules = s.rules
+    deltas = list(out["deltas"])
+    after = list(out["scores_after"])
+    before = tuple(a - d for a, d in zip(after, deltas, strict=True))
+    if out["outcome"] == "win":
+        sticks = s.hand_start_sticks
+    else:
+        sticks = s.hand_start_sticks + sum(1 for seat in s.seats if seat.is_riichi and seat.riichi_index == -1)
+    flow_cls = getattr(FL, "GameScore", None) or FL.GameState   # the rules engine's game flow
+    flow = flow_cls(scores=before, round=s.round, honba=s.honba, sticks=sticks)
+    nxt = flow.finish_hand(out["outcome"], deltas, rules, winners=[w["seat"] for w in out.get("wins", [])],
+                           dealer_tenpai=bool(out.get("tenpai", [False] * 4)[s.dealer]))
+    for seat, score in zip(s.seats, nxt.scores, strict=True):
+        seat.score = score
+    s.last_result = out
+    s.result = None
+    s.sticks = nxt.sticks
+    if nxt.is_over:
+        s.phase = "ended"
+        s.finished = True
+        s.settlement = settle([x.score for x in s.seats], rules=rules, sticks=s.sticks)
+        cmds.append(ev.Show(what="settlement", data={"scores": [x.score for x in s.seats], "reason": nxt.end_reason,
+                                                     "points": s.settlement}, now=now))
+        return
+    s.round, s.honba = nxt.round, nxt.honba
+    s.hand_index += 1
+    begin_hand(s, cmds, now)
+
+
+def on_confirm(s: GameState, e: ev.ConfirmResult, now: float, cmds: list) -> None:
+    if s.phase == "result" and s.result is not None and e.hand_index == s.hand_index:
+        confirm(s, cmds, now)
+
+
+def on_void(s: GameState, e: ev.VoidHand, now: float, cmds: list) -> None:
+    if s.phase in ("idle", "ended"):
+        return
+    for seat, score in zip(s.seats, s.hand_start_scores, strict=True):
+        seat.score = score
+    s.sticks = s.hand_start_sticks
+    s.corrections.append({"what": "void_hand", "reason": e.reason, "hand_index": s.hand_index, "now": now})
+    begin_hand(s, cmds, now)
+
+
+def on_correction(s: GameState, e: ev.Correction, now: float, cmds: list) -> None:
+    s.corrections.append({"what": e.what, "reason": e.reason, "data": e.data, "hand_index": s.hand_index,
+                          "now": now})
+    d = e.data
+    try:
+        if e.what == "hand":
+            seat = s.seats[int(d["seat"])]
+            seat.revealed = tuple(T.check(t) for t in d["tiles"])
+            seat.win_tile = d.get("win_tile")
+        elif e.what == "discard":
+            PLAY.fix_discard(s, int(d["seat"]), int(d["index"]), T.check(d["tile"]))
+        elif e.what == "indicator":
+            k = int(d.get("index", 0))
+            target = s.ura if d.get("is_ura") else s.indicators
+            tile = T.check(d["tile"])
+            if not 0 <= k <= len(target):
+                raise ValueError(f"indicator index {k}: {len(target)} indicator(s) are known")
+            if k == len(target):
+                target.append(tile)
+            else:
+                target[k] = tile
+        elif e.what == "scores":
+            for seat, x in zip(s.seats, d["scores"], strict=True):
+                seat.score = int(x)
+        elif e.what == "winner":
+            s.winners = [(int(d["seat"]), int(d.get("from", d["seat"])))]
+            s.phase = "win"
+        else:
+            return
+    except (KeyError, TypeError, ValueError, IndexError) as err:
+        alert(s, cmds, "inconsistent", None, None, f"correction {e.what!r} could not be applied: {err}", now=now,
+               key=("correction", len(s.corrections)))
+        return
+    if s.phase in ("win", "draw", "result"):
+        compute_result(s, cmds, now)
