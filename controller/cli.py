@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "calibrate": ("vision.calibration_cli", "calibrate the camera from the ArUco markers at the table corners"),
     "markers": ("vision.calibration_cli", "print the ArUco marker sheet for the table corners"),
     "sim-mcu": ("hardware.sim.cli", "run the simulated table MCU on a pseudo-terminal"),
+    "device": ("firmware_bridge.cli", "send one command to the table MCU (identify, lift, dice, stop ...)"),
 }
 
 

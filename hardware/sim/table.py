@@ -100,6 +100,7 @@ class SimTable:
         self.last_lift: tuple[int, ...] | None = None
         self.applied = 0
         self.declared: set[int] = set()   # seats that pressed tsumo/ron in this hand
+        self.odd_backs: set[tuple[int, int]] = set()   # (wall, stack 1-based) showing the other set's back
 
     # ------------------------------------------------------------------ progress
     @property
@@ -247,6 +248,8 @@ class SimTable:
                                if h.walls.get(WL.WallSlot(seat, k, layer)) is not None)
                            for k in range(1, self.stacks + 1)]
         self.scene = TableState(walls=walls, back_colour=self.scene.back_colour)
+        # tiles of the other set standing in the walls (the scene draws one back colour for all)
+        self.odd_backs = {(b["wall"], b["stack"]) for b in op.get("odd_backs", ())}
         self.seats = [_SeatTable() for _ in range(4)]
         self.declared = set()
 

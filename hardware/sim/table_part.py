@@ -316,6 +316,10 @@ class SimTablePart:
                     continue
                 if op["op"] in VISIBLE_OPS:
                     pending.append(op)
+                if op["op"] == "lift":
+                    self._look()
+                    pending = []
+                    self._backs()
                 if self.speed > 0:
                     self._stop.wait(STEP_S / self.speed)
         except (SimTableError, ValueError, OSError) as err:
@@ -323,6 +327,16 @@ class SimTablePart:
             return
         if table.finished:
             log.info("sim table: %s played to its end (%d hands)", self.path.name, len(self.script.hands))
+
+    def _backs(self) -> None:
+        """The back colours of the lifted walls. Only the error-free reader sees them: the scene draws
+        one back colour and the reader does not measure it yet."""
+        assert self.table is not None
+        if self.camera_mode != "perfect":
+            return
+        now = time.monotonic()
+        for wall, stack in sorted(self.table.odd_backs):
+            self._emit("camera", ev.WallBack(wall=wall, stack=stack, colour="other", now=now))
 
     def _look(self) -> None:
         """One camera frame: read it and post what changed."""

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from pathlib import Path
 
 import pytest
 
 from firmware_bridge.errors import BridgeError, InterlockError, PinMapError, TableFault
-from firmware_bridge.gpio import DiceButton, EStopChanged, LidChanged, TableGpio, make_pin_factory
+from firmware_bridge.gpio import DiceButton, EStopChanged, LidChanged, TableGpio, is_pi5, make_pin_factory
 from firmware_bridge.pinmap import PINMAP_DIR, load_pinmap, parse_pinmap
 from firmware_bridge.table import SerialTable
 
@@ -71,6 +72,20 @@ def test_pin_factories():
     assert type(make_pin_factory("mock")).__name__ == "MockFactory"
     with pytest.raises(BridgeError, match="pin_factory is 'wiringpi', must be one of"):
         make_pin_factory("wiringpi")
+
+
+@pytest.mark.skipif(Path("/proc/device-tree/model").exists(), reason="a board with real GPIO")
+def test_auto_pin_factory_off_a_pi_names_what_failed():
+    with pytest.raises(BridgeError, match="no pin factory works here: .*'rpigpio' unavailable.*'lgpio' unavailable"):
+        make_pin_factory("auto")
+
+
+def test_pi5_is_told_apart(tmp_path):
+    model = tmp_path / "model"
+    model.write_text("Raspberry Pi 5 Model B Rev 1.0\x00")
+    assert is_pi5(str(model))
+    model.write_text("Raspberry Pi 4 Model B Rev 1.4\x00")
+    assert not is_pi5(str(model)) and not is_pi5(str(tmp_path / "none"))
 
 
 def test_dice_buttons_post_their_seat(gpio, mock_factory):

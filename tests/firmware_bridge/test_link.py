@@ -157,7 +157,9 @@ def test_noisy_line_every_command_exactly_once(sim_mcu_factory):
     executed = sim.control("stats")["executed"]
     assert {int(j) for j in executed} == set(jobs[:110]) and set(executed.values()) == {1}
     done = [ev.msg.job for ev in rec.of(McuEvent) if isinstance(ev.msg, p.LiftDone)]
-    assert sorted(done) == sorted(jobs[100:110])      # each completion delivered once
+    # every completion arrived; a completion may come twice at this level (the MCU re-sends it
+    # when a retransmitted command turns out to be finished); Mcu keeps one per job (test_parts)
+    assert set(done) == set(jobs[100:110])
 
 
 def test_requests_refuse_out_of_range_fields_before_sending(sim_mcu):

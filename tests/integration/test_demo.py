@@ -51,3 +51,23 @@ def test_demo_refuses_a_bad_script_and_a_bad_inject(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "controller.cli", "demo", "--script", str(SAMPLE_GAME),
                            "--inject", "sixth_tile@1"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "sixth_tile" in proc.stderr
+
+
+def test_demo_inject_reaches_the_simulated_table_and_is_caught(tmp_path):
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "demo", "--script", str(SAMPLE_GAME),
+                             "--speed", "max", "--port", str(port), "--data", str(tmp_path / "data"),
+                             "--simulation", "events", "--inject", "fifth_tile@1:2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().startswith("panel: ")
+        deadline = time.monotonic() + 120
+        alerts = []
+        while time.monotonic() < deadline and not alerts:
+            alerts = httpx.get(f"http://127.0.0.1:{port}/api/state", timeout=30).json()["alerts"]
+            time.sleep(0.2)
+        assert [(a["rule"], a["hand_index"], a["seat"]) for a in alerts] == [("fifth_tile", 1, 2)]
+        assert alerts[0]["tile"]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0

@@ -29,7 +29,7 @@ SHOWS = """([hand, scores]) => {
 def test_panel_in_chromium_follows_a_game_played_physically(tmp_path, page, artifacts_dir):
     path = _sample(GAME)
     after, final = recorded(path)
-    demo = Demo(path, tmp_path, speed=SPEED)
+    demo = Demo(path, tmp_path, speed=SPEED).ready()
     try:
         page.goto(demo.url)
         page.wait_for_selector('#conn[data-connected="true"]', timeout=60_000)

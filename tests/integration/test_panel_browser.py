@@ -88,3 +88,39 @@ def test_staff_page_asks_for_the_token(tmp_path, page):
         page.wait_for_function("document.getElementById('msg').textContent.includes('done')", timeout=30_000)
     finally:
         assert daemon.stop() == 0
+
+
+def test_display_shows_a_hand_of_a_recorded_game(tmp_path, page, artifacts_dir):
+    from controller.daemon_parts import SAMPLE_GAME
+    from hardware.sim import script as sim_script
+    script = sim_script.load_script(str(SAMPLE_GAME))
+    script.hands = script.hands[:1]
+    events = sim_script.events_of(script)
+    # the first hand up to its result, shown for confirmation (before anyone presses ok)
+    cut = next(i for i, e in enumerate(events) if isinstance(e, ev.Button) and e.action == "ok")
+    feed = tmp_path / "game.jsonl"
+    write_feed(feed, [(0.0, e) for e in events[:cut]])
+    cfg = write_config(tmp_path / "t.toml", data=tmp_path / "data", port=free_port(), token=TOKEN, feed=str(feed),
+                       speed=0.0)
+    daemon = DaemonProc(cfg)
+    url = daemon.wait_ready()
+    try:
+        page.goto(url)
+        page.wait_for_function("window.__jantaku.state && window.__jantaku.state.pending_result", timeout=60_000)
+        state = httpx.get(f"{url}api/state", timeout=30).json()
+        page.wait_for_timeout(200)
+        # dora indicators and dora as tile pictures, the rivers, the result with yaku, han and points
+        shown = page.eval_on_selector_all("#dora-indicators img", "els => els.map(e => e.alt)")
+        assert shown and shown == state["dora_indicators"]
+        assert page.eval_on_selector_all("#dora img", "els => els.map(e => e.alt)") == state["dora"]
+        rivers = page.eval_on_selector_all(".seat .river", "els => els.map(e => e.querySelectorAll('img').length)")
+        assert sorted(rivers) == sorted(len(s["river"]) for s in state["seats"]) and sum(rivers) > 10
+        for seat in range(4):
+            assert int(page.text_content(f"#score-{seat}").replace(",", "")) == state["seats"][seat]["score"]
+        result = page.text_content("#result")
+        win = state["pending_result"]["wins"][0]
+        assert "to confirm" in result and f"{win['han']} han" in result and f"{win['points']} points" in result
+        assert all(name in result for name, _han in win["yaku"])
+        page.screenshot(path=str(artifacts_dir / "panel-recorded-hand.png"), full_page=True)
+    finally:
+        assert daemon.stop() == 0

@@ -148,7 +148,13 @@ const JantakuPanel = (() => {
     document.getElementById("hand-index").textContent = Number(state.hand_index) + 1;
     setTiles(document.getElementById("dora-indicators"), state.dora_indicators);
     setTiles(document.getElementById("dora"), state.dora);
-    document.getElementById("finished").hidden = !state.finished;
+    const finished = document.getElementById("finished");
+    finished.hidden = !state.finished;
+    if (state.finished) {
+      const points = state.settlement || [];
+      finished.textContent = "game over" + (points.length ? " — " + (state.seats || []).map((s, i) =>
+        `${s.name || "seat " + (i + 1)} ${points[i] > 0 ? "+" : ""}${Number(points[i]).toFixed(1)}`).join(" · ") : "");
+    }
     renderMachine(state);
     renderSeats(state);
     renderResult(state);
