@@ -27,7 +27,7 @@ from controller.rules.scoring import score_win  # noqa: E402
 from controller.rules.tenhou import load_log  # noqa: E402
 from controller.rules.waits import waits  # noqa: E402
 
-LOG_DIRS = [Path("/work/shared/samples/tenhou"), ROOT / "tests" / "data" / "tenhou"]
+LOG_DIRS = [ROOT.parent / "shared" / "samples" / "tenhou", ROOT / "tests" / "data" / "tenhou"]
 
 
 def _random_hands(n: int, rng: random.Random) -> list[list[str]]:

@@ -87,8 +87,8 @@ class SimTablePart:
         self.speed = float(speed)
         self.ruleset = ruleset
         self.camera_mode = self._camera_mode(camera)
-        self._own_workdir = workdir is None      # a short path: the control socket's name has a length limit
-        self.workdir = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="jantaku-simtable-"))
+        self._own_workdir = workdir is None      # made at start, short: a control socket's path has a length limit
+        self.workdir = Path(workdir) if workdir else None
         self.time_scale = time_scale if time_scale is not None else (
             0.001 if self.speed <= 0 else max(0.001, min(1.0, 1.0 / self.speed)))
         self.sim: Any = None
@@ -155,6 +155,8 @@ class SimTablePart:
     async def _start_parts(self) -> None:
         from firmware_bridge.table import SerialTable
         from hardware.sim.mcu_process import SimMcuProcess
+        if self.workdir is None:
+            self.workdir = Path(tempfile.mkdtemp(prefix="jantaku-simtable-"))
         self.sim = await asyncio.to_thread(SimMcuProcess.start, self.workdir / "mcu", time_scale=self.time_scale)
         self.serial = SerialTable.over(self.sim.port, on_event=self._on_link_event, link_timeout_s=3.0,
                                        reply_timeout_s=1.0)
@@ -179,7 +181,7 @@ class SimTablePart:
             button.close()
         if self.sim is not None:
             await asyncio.to_thread(self.sim.stop)
-        if self._own_workdir:
+        if self._own_workdir and self.workdir is not None:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
     def handle(self, command: ev.Command) -> bool:

@@ -1,13 +1,12 @@
 import json
-from pathlib import Path
 
 import pytest
 
 from controller.rules import tiles as T
 from controller.rules.cli import main
+from tests.paths import TENHOU_SAMPLES
 
-SAMPLE = "/work/shared/samples/tenhou/mjai-reviewer__double_ron.json"
-needs_sample = pytest.mark.skipif(not Path(SAMPLE).is_file(), reason="shared sample logs not present")
+SAMPLE = str(TENHOU_SAMPLES / "mjai-reviewer__double_ron.json")
 
 
 def test_score_text_and_json(capsys):
@@ -56,7 +55,6 @@ def test_settle(capsys):
     assert main("settle", ["1", "x"]) == 2
 
 
-@needs_sample
 def test_replay_contract_lines(capsys):
     assert main("replay", [SAMPLE, "--json"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
@@ -67,7 +65,6 @@ def test_replay_contract_lines(capsys):
     assert set(row["wins"][0]) == {"seat", "from", "han", "fu", "yakuman", "yaku", "points"}
 
 
-@needs_sample
 def test_replay_malformed_exits_2_naming_file_and_hand(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     data = json.loads(open(SAMPLE).read())
