@@ -4,17 +4,21 @@ interface names to classes).
 A part posts events to the loop and carries out commands (see ``controller.daemon.Part``).
 ``build_parts(cfg, store)`` picks them from ``[table] backend`` and each part's section:
 
-| part     | sim backend                                  | serial backend (a Pi)              |
-|----------|----------------------------------------------|------------------------------------|
-| firmware | the simulated MCU process on a pty + link    | pyserial link on ``[firmware] port`` |
-| gpio     | gpiozero MockFactory pins                    | gpiozero on lgpio / RPi.GPIO       |
-| camera   | the rendered camera                          | V4L2 / picamera                    |
-| players  | scripted players (``[game] script``; default | (none: people play)                |
-|          | the packaged sample game), event level       |                                    |
-| feed     | ``[game] feed``: events from a JSONL file    | (none)                             |
+| part       | sim backend                                    | serial backend (a Pi)               |
+|------------|------------------------------------------------|-------------------------------------|
+| firmware   | ``port = "sim"``: the simulated MCU process on  | pyserial link on ``[firmware] port``|
+| + gpio     | a pty, mock pins (``controller.daemon_firmware``)| + gpiozero on lgpio / RPi.GPIO     |
+| camera     | rendered by the simulated table                | V4L2 or file (``daemon_camera``)    |
+| sim table  | ``[game] script`` (default: the packaged game) | (none: people play)                 |
+|            | ``simulation = "physical"``: GAME's            |                                     |
+|            | ``SimTablePart`` (its own MCU process, buttons,|                                     |
+|            | camera); ``"events"``: ``ScriptedTablePart``   |                                     |
+|            | (perfect firmware and eyes)                    |                                     |
+| feed       | ``[game] feed``: events from a JSONL file      | (none)                              |
 
-Parts whose modules are not in this build yet are reported and left out on the sim
-backend; on the serial backend a missing part stops the start.
+Simulated players bring their own firmware, so with a script or a feed the sim backend
+starts no separate firmware part; with ``script = "off"`` and ``port = "sim"`` the daemon
+drives the simulated MCU itself.
 """
 
 from __future__ import annotations
@@ -167,9 +171,8 @@ def build_parts(cfg: Config, store: EventStore, *, injects: list[dict] | None = 
         firmware = build_firmware(cfg)
         if firmware is not None:
             parts.append(firmware)
-    if cfg.table.backend == "serial":
-        if cfg.camera.source in ("v4l2", "file"):
-            parts.append(_real_camera(cfg))
+    if cfg.camera.source in ("v4l2", "file"):
+        parts.append(_real_camera(cfg))
     if cfg.table.backend == "sim":
         if cfg.game.feed:
             parts.append(FeedPart(cfg.game.feed, store, speed=cfg.game.speed))

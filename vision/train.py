@@ -110,7 +110,8 @@ def _rotation_targets(y: np.ndarray, r: np.ndarray, symmetric: frozenset[str]) -
     return t
 
 
-def train(x: np.ndarray, y: np.ndarray, r: np.ndarray, *, epochs: int, threads: int, seed: int = 0):
+def train(x: np.ndarray, y: np.ndarray, r: np.ndarray, *, epochs: int, threads: int, seed: int = 0,
+          init: Path | None = None, max_lr: float = 4e-3):
     import torch
     from torch.nn import functional as F
     from tqdm import tqdm
@@ -119,14 +120,16 @@ def train(x: np.ndarray, y: np.ndarray, r: np.ndarray, *, epochs: int, threads: 
     torch.set_num_threads(threads)
     symmetric = train_data.symmetric_180()
     model = build_model()
+    if init is not None:  # fine-tune from an earlier run's weights
+        model.load_state_dict(torch.load(init, map_location="cpu"))
     rot_t = torch.from_numpy(_rotation_targets(y, r, symmetric))
     rot_w = torch.from_numpy((y != CLASSES.index("none")).astype(np.float32))
     xt = torch.from_numpy(x)  # uint8 NHWC; converted per batch to keep memory small
     yt = torch.from_numpy(y)
     batch = 256
     steps = epochs * ((len(x) + batch - 1) // batch)
-    opt = torch.optim.AdamW(model.parameters(), lr=4e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=steps, pct_start=0.15)
+    opt = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps, pct_start=0.15)
     gen = torch.Generator().manual_seed(seed)
     bar = tqdm(total=steps, desc="train", unit="step")
     for epoch in range(epochs):
@@ -152,6 +155,8 @@ def train(x: np.ndarray, y: np.ndarray, r: np.ndarray, *, epochs: int, threads: 
             bar.set_postfix(epoch=epoch + 1, loss=f"{loss.item():.3f}", acc=f"{correct / seen:.4f}")
     bar.close()
     model.eval()
+    CACHE_DIR.mkdir(exist_ok=True)
+    torch.save(model.state_dict(), CACHE_DIR / "tiles_last.pt")
     return model, symmetric
 
 
@@ -258,6 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed-base", type=int, default=1, help="first chunk seed of the rendered set")
     ap.add_argument("--also", type=Path, nargs="*", default=[], help="more cached .npz sets to train on")
     ap.add_argument("--render-only", action="store_true", help="render (and cache) the data, do not train")
+    ap.add_argument("--init", type=Path, default=None, help="start from these torch weights (fine-tune)")
+    ap.add_argument("--max-lr", type=float, default=4e-3)
     args = ap.parse_args(argv)
     t0 = time.monotonic()
     x, y, r = render_training_set(args.samples, workers=args.threads, fresh=args.fresh, seed_base=args.seed_base)
@@ -270,7 +277,8 @@ def main(argv: list[str] | None = None) -> int:
         x, y, r = (np.concatenate([x, data["x"]]), np.concatenate([y, data["y"]]),
                    np.concatenate([r, data["r"]]))
     t1 = time.monotonic()
-    model, symmetric = train(x, y, r, epochs=args.epochs, threads=args.threads)
+    model, symmetric = train(x, y, r, epochs=args.epochs, threads=args.threads, init=args.init,
+                             max_lr=args.max_lr)
     train_s = time.monotonic() - t1
     onnx_path = args.out / "tiles.onnx"
     export_onnx(model, onnx_path, symmetric)

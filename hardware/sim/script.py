@@ -512,9 +512,7 @@ def _inject(hand: HandScript, hb: _Hand, lay: WL.WallLayout, f: Fault, where: st
         return
     if f.rule == "wrong_hand_size":
         reveals = [a for a in acts if a["op"] == "reveal" and (f.seat is None or a["seat"] == f.seat)]
-        is_draw = any(a["op"] == "reveal" and a["win_tile"] is None for a in acts) or not any(
-            a["op"] == "press" and a["action"] in ("tsumo", "ron", "draw") for a in acts)
-        if not reveals and f.seat is not None and is_draw and hb.lh.result.outcome == "exhaustive_draw":
+        if not reveals and f.seat is not None and hb.lh.result.outcome == "exhaustive_draw":
             # at an exhaustive draw a noten seat may still lay its hand down (claiming tenpai)
             acts.insert(len(acts) - 1, {"op": "reveal", "seat": f.seat, "tiles": list(hb.players[f.seat].hand),
                                         "win_tile": None})

@@ -17,6 +17,8 @@ events is 1-based (``controller.rules.walls``), 0-based in views.
 
 from __future__ import annotations
 
+import random
+
 from controller import events as ev
 from controller.rules import tiles as T
 from hardware.sim.scene import TableState
@@ -65,14 +67,95 @@ def perfect_view(state: TableState, *, now: float = 0.0) -> TableView:
     return TableView(walls, indicators, rivers, melds, revealed, {}, now, 0)
 
 
-def _without_phantoms(view: TableView) -> TableView:
-    """Drop "melds" with no face read at all (standing tiles reaching into the meld strip): a real
-    meld always shows faces, a closed kan its two middle tiles."""
-    melds = {seat: tuple(m for m in ms if any(t.tile not in UNREAD for t in m.tiles)) for seat, ms in view.melds.items()}
-    if melds == view.melds:
+def misread(view: TableView, rng: random.Random, rate: float) -> TableView:
+    """A camera that errs now and then: with probability ``rate`` one face-up tile of the frame is
+    read as another tile, or lost ("none"). For the simulated camera's error knob."""
+    if rate <= 0 or rng.random() >= rate:
         return view
-    return TableView(view.walls, view.indicators, view.rivers, melds, view.revealed, view.flowers, view.now,
-                     view.tiles_classified)
+    places = [("river", seat, i) for seat, r in view.rivers.items() for i in range(len(r))]
+    places += [("reveal", seat, i) for seat, r in view.revealed.items() for i in range(len(r))]
+    places += [("meld", seat, (k, i)) for seat, ms in view.melds.items() for k, m in enumerate(ms)
+               for i, t in enumerate(m.tiles) if t.tile not in UNREAD]
+    places += [("indicator", None, i) for i in range(len(view.indicators))]
+    if not places:
+        return view
+    kind, seat, where = rng.choice(places)
+    wrong = "none" if rng.random() < 0.5 else rng.choice(T.KINDS_34)
+
+    def bad(t: SeenTile) -> SeenTile:
+        return SeenTile(wrong if wrong == "none" or T.plain(wrong) != T.plain(t.tile) else "none", 0.5,
+                        t.is_sideways)
+
+    rivers, revealed, melds, indicators = dict(view.rivers), dict(view.revealed), dict(view.melds), view.indicators
+    if kind == "river":
+        r = list(rivers[seat])
+        r[where] = bad(r[where])
+        rivers[seat] = tuple(r)
+    elif kind == "reveal":
+        r = list(revealed[seat])
+        r[where] = bad(r[where])
+        revealed[seat] = tuple(r)
+    elif kind == "meld":
+        k, i = where
+        ms = list(melds[seat])
+        tiles = list(ms[k].tiles)
+        tiles[i] = bad(tiles[i])
+        ms[k] = SeenMeld(tuple(tiles), ms[k].kind, ms[k].sideways, ms[k].added, ms[k].source)
+        melds[seat] = tuple(ms)
+    else:
+        ind = list(indicators)
+        ind[where] = Indicator(ind[where].wall, ind[where].stack, bad(ind[where].tile))
+        indicators = tuple(ind)
+    return TableView(view.walls, indicators, rivers, melds, revealed, view.flowers, view.now, view.tiles_classified)
+
+
+def names(view: TableView) -> tuple:
+    """What a frame says, without the confidences: two frames agree when this is equal."""
+    return (tuple(sorted(view.walls.items())),
+            tuple((i.wall, i.stack, i.tile.tile) for i in view.indicators),
+            tuple(sorted((s, tuple((t.tile, t.is_sideways) for t in r)) for s, r in view.rivers.items())),
+            tuple(sorted((s, tuple((tuple(t.tile for t in m.tiles), m.sideways, m.added.tile if m.added else None)
+                                   for m in ms)) for s, ms in view.melds.items())),
+            tuple(sorted((s, tuple(t.tile for t in r)) for s, r in view.revealed.items())))
+
+
+def settled(view: TableView) -> tuple[TableView, bool]:
+    """The part of ``view`` that can be trusted, and whether that is all of it.
+
+    "Melds" with no face read at all are standing tiles reaching into the meld strip (a real meld
+    shows faces, a closed kan its two middle tiles): dropped. A tile the reader could not name
+    ("none") is not seen yet: a river stops before it, a meld or revealed hand with one waits,
+    so that the next frame reports it once it is read.
+    """
+    whole = True
+    rivers = {}
+    for seat, river in view.rivers.items():
+        k = next((i for i, t in enumerate(river) if t.tile in UNREAD), len(river))
+        whole = whole and k == len(river)
+        rivers[seat] = river[:k]
+    melds = {}
+    for seat, ms in view.melds.items():
+        keep = []
+        for m in ms:
+            faces = [t for t in m.tiles if t.tile not in UNREAD]
+            if not faces:
+                continue
+            if (m.sideways is not None and len(faces) != len(m.tiles)) or (m.added is not None
+                                                                             and m.added.tile in UNREAD):
+                whole = False
+                break          # a meld not read yet, and those after it
+            keep.append(m)
+        melds[seat] = tuple(keep)
+    revealed = {}
+    for seat, tiles in view.revealed.items():
+        if any(t.tile in UNREAD for t in tiles):
+            whole = False
+            continue
+        revealed[seat] = tiles
+    if whole and melds == view.melds and revealed == view.revealed:
+        return view, True
+    return TableView(view.walls, view.indicators, rivers, melds, revealed, view.flowers, view.now,
+                     view.tiles_classified), whole
 
 
 def _meld_tiles(m: SeenMeld) -> list[str]:
@@ -86,6 +169,7 @@ class ViewTracker:
         self.prev: TableView | None = None
         self.declared: set[int] = set()
         self.hands = 0
+        self.is_settled = True     # the last view was read whole (nothing left for a later frame)
         # per seat, every discard seen in order: True once a call took it out of the river. The
         # game counts a seat's discards with the called ones, the camera sees only those still there.
         self.called: dict[int, list[bool]] = {}
@@ -95,7 +179,7 @@ class ViewTracker:
             self.declared.add(seat)
 
     def update(self, view: TableView, now: float = 0.0) -> list[ev.Event]:
-        view = _without_phantoms(view)
+        view, self.is_settled = settled(view)
         prev, self.prev = self.prev, view
         if prev is None or self._is_new_hand(prev, view):
             self.declared = set()

@@ -15,9 +15,8 @@
 - **camera**: ``rendered``: the table state is drawn by ``hardware.sim.scene.SceneRenderer``,
   calibrated from its own markers and read by ``vision.reader.TableReader`` with the shipped
   tile model; ``perfect``: the table state read without error (``table_eyes.perfect_view``),
-  used when the tile model is not in this build (``auto``, the default, picks ``rendered`` when
-  ``vision/models/tiles.onnx`` is there; ``$JANTAKU_SIM_CAMERA`` = rendered | perfect | auto
-  overrides it). Either way ``table_eyes.ViewTracker`` turns
+  the default for now (``$JANTAKU_SIM_CAMERA`` = perfect | rendered | auto, where ``auto`` takes
+  ``rendered`` once ``vision/models/tiles.onnx`` is in the build). Either way ``table_eyes.ViewTracker`` turns
   the views into events.
 - **staff**: the game is started as staff would start it (ruleset, players, and for an
   excerpt the round, honba, sticks and scores it starts from).
@@ -30,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import random
 import shutil
 import tempfile
 import threading
@@ -41,7 +41,8 @@ from typing import Any
 from controller import events as ev
 from hardware.sim import script as sim_script
 from hardware.sim.table import VISIBLE_OPS, SimTable, SimTableError
-from hardware.sim.table_eyes import ViewTracker, perfect_view
+from hardware.sim.table_eyes import ViewTracker, misread, names, perfect_view
+from vision.reader import TableView
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,7 @@ BUTTON_PINS: dict[tuple[int, str], int] = {
     (seat, action): 2 + 6 * seat + k for seat in range(4) for k, action in enumerate(BUTTON_ACTIONS)}
 STEP_S = 0.5          # seconds between two actions at speed 1
 LIFT_TIMEOUT_S = 60.0
+LOOKS = 5             # frames of one table state at most, until two in a row agree
 
 
 def frame_breaks(pending: list[dict], nxt: dict) -> bool:
@@ -75,7 +77,7 @@ class SimTablePart:
     name = "sim-table"
 
     def __init__(self, path: str | Path, *, speed: float = 1.0, ruleset: str = "tenhou",
-                 injects: list[dict] | None = None, camera: str = "auto", workdir: str | Path | None = None,
+                 injects: list[dict] | None = None, camera: str | None = None, workdir: str | Path | None = None,
                  time_scale: float | None = None, seed: int = 0) -> None:
         faults = [sim_script.Fault(f["rule"], f["hand"], f.get("seat")) for f in injects or []]
         try:
@@ -109,12 +111,19 @@ class SimTablePart:
         self.events_posted = 0
         self.lamps: dict[int, str] = {}
         self._last_frame: Any = None
+        # the camera's error knob: per frame, the chance that one face-up tile is misread or lost
+        self.misread_rate = float(os.environ.get("JANTAKU_SIM_CAMERA_ERRORS", "0") or 0)
+        if not 0.0 <= self.misread_rate <= 0.5:
+            from controller.config import ConfigError
+            raise ConfigError(f"sim table: JANTAKU_SIM_CAMERA_ERRORS is {self.misread_rate}, must be 0..0.5")
+        self._rng = random.Random(seed)
+        self.misread_frames = 0
 
     # ------------------------------------------------------------------ camera choice
     @staticmethod
-    def _camera_mode(camera: str) -> str:
-        if camera == "auto":
-            camera = os.environ.get("JANTAKU_SIM_CAMERA", "auto")
+    def _camera_mode(camera: str | None) -> str:
+        if camera is None:
+            camera = os.environ.get("JANTAKU_SIM_CAMERA", "perfect")
         if camera not in ("auto", "rendered", "perfect"):
             from controller.config import ConfigError
             raise ConfigError(f"sim table: camera {camera!r} is not auto, rendered or perfect")
@@ -129,9 +138,12 @@ class SimTablePart:
         self.renderer = SceneRenderer(load_profile("riichi4"))
         if self.camera_mode != "rendered":
             return
+        from controller.config import ConfigError
         from vision.calibration import calibrate
-        from vision.classifier import OnnxTileClassifier
+        from vision.classifier import DEFAULT_MODEL, OnnxTileClassifier
         from vision.reader import TableReader
+        if not DEFAULT_MODEL.is_file():
+            raise ConfigError(f"sim table: camera 'rendered' needs the tile model {DEFAULT_MODEL} (not built yet)")
         empty = self.renderer.render(TableState(), seed=0)
         calibration = calibrate(empty, self.renderer.profile)
         self.reader = TableReader(self.renderer.profile, calibration, OnnxTileClassifier(threads=1))
@@ -203,6 +215,7 @@ class SimTablePart:
         return {"plays": self.path.name, "level": f"physical (MCU on a pty, mock buttons, camera {self.camera_mode})",
                 "hands": len(self.script.hands), "hand": t.hand_index if t else 0,
                 "actions": t.applied if t else 0, "finished": bool(t and t.finished), "frames": self.frames,
+                "misread_frames": self.misread_frames,
                 "events": self.events_posted, "error": self.error}
 
     def latest_jpeg(self) -> bytes | None:
@@ -340,11 +353,8 @@ class SimTablePart:
         for wall, stack in sorted(self.table.odd_backs):
             self._emit("camera", ev.WallBack(wall=wall, stack=stack, colour="other", now=now))
 
-    def _look(self) -> None:
-        """One camera frame: read it and post what changed."""
-        assert self.table is not None
+    def _read(self, state) -> TableView:
         now = time.monotonic()
-        state = self.table.snapshot()
         if self.camera_mode == "rendered":
             frame = self.renderer.render(state, seed=self.frames)
             self._last_frame = frame
@@ -352,5 +362,21 @@ class SimTablePart:
         else:
             view = perfect_view(state, now=now)
         self.frames += 1
-        for event in self.tracker.update(view, now):
+        seen = misread(view, self._rng, self.misread_rate)
+        self.misread_frames += seen is not view
+        return seen
+
+    def _look(self) -> None:
+        """Frames of the table as it stands now, until two in a row say the same (a tile misread or
+        lost in one frame is outvoted), at most LOOKS; then post what changed since the last time."""
+        assert self.table is not None
+        state = self.table.snapshot()
+        last = None
+        for _ in range(LOOKS):
+            view = self._read(state)
+            key = names(view)
+            if key == last:
+                break
+            last = key
+        for event in self.tracker.update(view, view.now):
             self._emit("camera", event)

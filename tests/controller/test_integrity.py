@@ -331,3 +331,27 @@ def test_a_discard_that_changes_in_place():
     assert [(c.alert.rule, c.alert.seat, c.alert.tile) for c in cmds] == [("taken_back", d.seat, d.tile)]
     assert s2.seats[d.seat].river[index]["tile"] == new and s2.turn == s.turn
     assert "changed to 7z" in cmds[0].alert.message or "changed to 6z" in cmds[0].alert.message
+
+
+@needs_samples
+@pytest.mark.parametrize("rule", S.FAULT_RULES)
+def test_every_hand_of_a_whole_game(rule):
+    """Each fault in each hand of a whole game is caught with its seat and tile, or refused
+    with a reason when it cannot physically happen in that hand."""
+    game = load(WHOLE)
+    caught = 0
+    for hand in range(len(game.hands)):
+        try:
+            script = S.build_script(game, injects=[S.Fault(rule, hand, None)])
+        except S.ScriptError as err:
+            assert f"cannot inject {rule}" in str(err)
+            continue
+        fault = script.hands[hand].faults[0]
+        s = G.new_state()
+        for e in S.events_of(script):        # up to the end of the faulty hand
+            s, _ = G.step(s, e, e.now)
+            if s.hand_index > hand:
+                break
+        assert (rule, hand, fault["seat"], fault["tile"]) in alerts_of(s)
+        caught += 1
+    assert caught >= len(game.hands) // 2   # extra_draw needs a spare live tile: not at an exhaustive draw

@@ -178,3 +178,20 @@ def test_seat_buttons_are_pressed_on_the_mock_pins():
     finally:
         for button in part.buttons:
             button.close()
+
+
+def test_a_tile_the_camera_cannot_name_yet_is_reported_once_it_is_read():
+    from hardware.sim.scene import TableState
+    from vision.reader import SeenTile, TableView
+
+    state = TableState(walls={w: [2] * 17 for w in range(4)}, rivers={1: [("3p", False), ("7z", True)]})
+    tracker = ViewTracker()
+    tracker.update(perfect_view(state))
+    state.rivers[1].append(("5s", False))
+    truth = perfect_view(state)
+    blurred = TableView(truth.walls, truth.indicators, {**truth.rivers, 1: truth.rivers[1][:2] + (SeenTile("none", 0.2),)},
+                        truth.melds, truth.revealed)
+    assert tracker.update(blurred) == [] and not tracker.is_settled
+    events = tracker.update(truth)
+    assert tracker.is_settled
+    assert [(e.seat, e.tile, e.is_riichi) for e in events] == [(1, "5s", False)]
