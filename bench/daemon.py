@@ -132,12 +132,21 @@ def measure_event_to_panel(n_discards: int, model: str | None, fps: float) -> li
     from vision.tracker import TableTracker
 
     setup_logging("WARNING")
-    # the first hand of the packaged game: set-up events, then its discards (before any call)
+    # the packaged game up to the hand with the longest run of discards before any call or
+    # riichi: its discards appear on the camera one by one, everything before is set-up
     script = sim_script.load_script(str(SAMPLE_GAME))
-    script.hands = script.hands[:1]
     events = sim_script.events_of(script)
-    first_meld = next((i for i, e in enumerate(events) if isinstance(e, ev.Meld | ev.RiichiStick)), len(events))
-    discard_at = [i for i, e in enumerate(events[:first_meld]) if isinstance(e, ev.Discard)][:n_discards]
+    runs: list[list[int]] = []
+    for i, e in enumerate(events):
+        if isinstance(e, ev.LiftDone):
+            runs.append([])
+            open_run = True
+        elif isinstance(e, ev.Meld | ev.RiichiStick):
+            open_run = False
+        elif isinstance(e, ev.Discard) and runs and open_run:
+            runs[-1].append(i)
+    discard_at = max(runs, key=len)[:n_discards]
+    events = events[:discard_at[-1] + 1]
     setup = events[:discard_at[0]]
 
     profile = load_profile("riichi4")

@@ -220,6 +220,7 @@ class Daemon:
         self.started_at = time.time()
         self._status_line = ""
         self.part_errors: dict[str, str] = {}
+        self._server_task: asyncio.Task | None = None
 
     # -- inputs ---------------------------------------------------------------------------
 
@@ -332,6 +333,7 @@ class Daemon:
         if self.cfg.panel.enabled:
             from controller.panel.server import start_panel
             server_task, self.panel_url = await start_panel(self)
+        self._server_task = server_task
         started: list[Part] = []
         status = 0
         try:
@@ -387,6 +389,10 @@ class Daemon:
                         self._handle(self._queue.get_nowait())
                 else:
                     get.cancel()
+                if self._server_task is not None and self._server_task.done() and self.is_healthy:
+                    # the panel died under us: say so and let the watchdog restart the daemon
+                    self.is_healthy = False
+                    log.error("panel server stopped unexpectedly; no more watchdog pings")
                 if interval is not None and time.monotonic() >= next_watchdog and self.is_healthy:
                     self.notifier.notify(WATCHDOG=1)
                     next_watchdog = time.monotonic() + interval

@@ -89,6 +89,15 @@ def staff_token(cfg: Config, folder: Path) -> tuple[str, str]:
     return token, str(path)
 
 
+def _model_hash() -> str:
+    """sha256 (first 16 hex) of the shipped tile model, or 'absent' (for the start banner)."""
+    import hashlib
+    path = Path(__file__).resolve().parent.parent / "vision" / "models" / "tiles.onnx"
+    if not path.is_file():
+        return "absent"
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
 def serve(cfg: Config, *, injects: list[dict] | None = None, print_address: bool = True) -> int:
     """Open the store, build the parts, run the loop until stopped. Return the exit status."""
     from controller.daemon import Daemon, __version__
@@ -109,8 +118,9 @@ def serve(cfg: Config, *, injects: list[dict] | None = None, print_address: bool
         cfg = config_mod.replace(cfg, panel={"token": token})
         log.info("jantaku daemon %s starting", __version__, extra={
             "config": cfg.source, "backend": cfg.table.backend, "table": cfg.table.name,
-            "data": str(folder), "events": store.last_seq, "staff_token": token_from,
-            "firmware": cfg.firmware.port, "camera": cfg.camera.source, "gpio": cfg.gpio.pin_factory})
+            "data": str(folder), "events": store.last_seq, "head": store.head_hash[:16],
+            "staff_token": token_from, "firmware": cfg.firmware.port, "camera": cfg.camera.source,
+            "gpio": cfg.gpio.pin_factory, "model": _model_hash()})
         parts = build_parts(cfg, store, injects=injects)
         daemon = Daemon(cfg, store, parts=parts, notifier=SystemdNotifier())
 

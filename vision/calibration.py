@@ -58,7 +58,7 @@ class PinholeCamera:
 
     @classmethod
     def from_pose(cls, *, tilt_deg: float = 0.0, azimuth_deg: float = -90.0, roll_deg: float = 0.0,
-                  distance_mm: float = 960.0, hfov_deg: float = DEFAULT_HFOV_DEG,
+                  distance_mm: float = 1000.0, hfov_deg: float = DEFAULT_HFOV_DEG,
                   target_mm: tuple[float, float] = (0.0, 0.0), size: tuple[int, int] = (1280, 720)
                   ) -> PinholeCamera:
         """A camera ``distance_mm`` from ``target_mm`` on the felt, looking at it.

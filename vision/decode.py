@@ -135,19 +135,19 @@ def decode(tile_logits: np.ndarray, rotation_logits: np.ndarray, *, classes: Seq
     if p_tile.shape[1] != len(classes) or p_rot.shape[1] != len(ROTATIONS) or len(p_tile) != len(p_rot):
         raise ValueError(f"decode: logits {p_tile.shape} / {p_rot.shape} do not fit {len(classes)} classes "
                          "and 4 rotations")
+    best_idx = p_tile.argmax(axis=1)
+    conf = p_tile[np.arange(len(p_tile)), best_idx]
+    folded = (p_rot[:, :2] + p_rot[:, 2:]).argmax(axis=1)
+    straight = p_rot.argmax(axis=1)
+    fold_mask = np.array([c in symmetric_180 or c == "back" for c in classes])[best_idx]
+    rot_idx = np.where(fold_mask, folded, straight)
     out = []
-    for pt, pr in zip(p_tile, p_rot, strict=True):
-        k = int(pt.argmax())
-        best, conf = classes[k], float(pt[k])
-        if best in symmetric_180 or best == "back":
-            folded = pr[:2] + pr[2:]
-            rotation: int | None = ROTATIONS[int(folded.argmax())]
-        else:
-            rotation = ROTATIONS[int(pr.argmax())]
+    for k, c, r in zip(best_idx.tolist(), conf.tolist(), rot_idx.tolist(), strict=True):
+        best = classes[k]
         if best == "none":
-            out.append(TileGuess("none", conf, None, best, conf))
-        elif conf < min_confidence:
-            out.append(TileGuess("none", 1.0 - conf, None, best, conf))
+            out.append(TileGuess("none", c, None, best, c))
+        elif c < min_confidence:
+            out.append(TileGuess("none", 1.0 - c, None, best, c))
         else:
-            out.append(TileGuess(best, conf, rotation, best, conf))
+            out.append(TileGuess(best, c, ROTATIONS[r], best, c))
     return out

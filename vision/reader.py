@@ -38,6 +38,7 @@ log = logging.getLogger(__name__)
 
 STEP_MM = 1.0           # spacing of the strip sample lines
 _BACK_CONFIDENCE = 0.9  # a face-down tile told by its colour alone
+_OTHER_BACK_CHROMA = 0.15   # chromaticity distance from the walls' usual back colour: another set
 _REUSE_DIFF = 6.0       # mean abs difference (8x8 thumbnail, 0..255) below which a crop is "the same"
 
 
@@ -105,6 +106,7 @@ class TableView:
     flowers: dict[int, tuple[SeenTile, ...]] = field(default_factory=dict)
     now: float = 0.0
     tiles_classified: int = 0     # face-up crops the classifier read for this view
+    other_backs: dict[int, tuple[str, ...]] = field(default_factory=dict)   # wall -> per stack: "" or a colour
 
     def to_json(self) -> dict:
         return {
@@ -115,7 +117,31 @@ class TableView:
             "melds": {str(k): [m.to_json() for m in v] for k, v in self.melds.items()},
             "revealed": {str(k): [t.to_json() for t in v] for k, v in self.revealed.items()},
             "flowers": {str(k): [t.to_json() for t in v] for k, v in self.flowers.items()},
+            "other_backs": [{"wall": w, "stack": i, "colour": c} for w, v in self.other_backs.items()
+                            for i, c in enumerate(v, start=1) if c],
         }
+
+
+def colour_name(bgr: np.ndarray) -> str:
+    """A plain name for a tile back's colour (hue bins), for staff messages."""
+    h, s_, v = cv2.cvtColor(np.uint8([[np.clip(bgr, 0, 255)]]), cv2.COLOR_BGR2HSV)[0, 0].tolist()
+    if v < 60:
+        return "black"
+    if s_ < 45:
+        return "white" if v > 170 else "grey"
+    for limit, name in ((8, "red"), (20, "orange"), (35, "yellow"), (85, "green"), (100, "teal"), (130, "blue"),
+                        (150, "purple"), (170, "pink")):
+        if h < limit:
+            return name
+    return "red"
+
+
+def _seen(guess: TileGuess, is_sideways: bool, is_sure_tile: bool) -> SeenTile:
+    """Where the reader knows a face-up tile lies (a river, a meld), an unsure answer keeps the
+    model's best class with its (low) confidence; the tracker's threshold and vote decide."""
+    if is_sure_tile and guess.tile == "none" and guess.best not in ("", "none", "back"):
+        return SeenTile(guess.best, guess.best_confidence, is_sideways)
+    return SeenTile(guess.tile, guess.confidence, is_sideways)
 
 
 # --------------------------------------------------------------------------- sampling
@@ -318,24 +344,28 @@ class TableReader:
                          borderValue=(0, 0, 0)).reshape(-1, 3)
         felt = np.median(self._samples.get(flat, "felt").astype(np.float32), axis=0)
         col = _Colour(felt, float(felt.sum()) + 1.0)
+        raw = flat
         occupied, ivory = col.classify(flat)                   # one pass over all samples
         flat = np.stack([occupied, ivory], axis=-1).view(np.uint8)
         # every tile found: (rect, is_sideways, is_face_up); face-down ones (closed kans, standing
         # hands) are backs by their colour and need no classifier time
         jobs: list[tuple[TileRect, bool, bool]] = []
-        walls, wall_jobs = self._read_walls(flat, jobs)
+        walls, wall_jobs, backs = self._read_walls(flat, raw, jobs)
         strips = self._parse_strips(flat)
         strip_jobs: list[list[int]] = []
+        lenient: set[int] = set()     # places where a face-up tile surely lies (rivers, melds)
         for strip, parsed in zip(self._strips, strips, strict=True):
             idx = []
-            for rect, is_side, face_up in parsed["rects"]:
+            for rect, is_side, face_up, _lying in parsed["rects"]:
                 idx.append(len(jobs))
-                jobs.append((rect, is_side, face_up or strip.kind == "river"))
+                jobs.append((rect, is_side, face_up))
+                if strip.kind in ("river", "melds"):
+                    lenient.add(len(jobs) - 1)
             strip_jobs.append(idx)
         todo = [i for i, job in enumerate(jobs) if job[2]]
         guesses = dict(zip(todo, self._classify([jobs[i][0] for i in todo]), strict=True))
-        seen = [SeenTile(guesses[i].tile, guesses[i].confidence, side) if i in guesses
-                else SeenTile("back", _BACK_CONFIDENCE, side) for i, (_, side, _) in enumerate(jobs)]
+        seen = [_seen(guesses[i], side, i in lenient) if i in guesses else SeenTile("back", _BACK_CONFIDENCE, side)
+                for i, (_, side, _) in enumerate(jobs)]
         indicators = tuple(Indicator(w, st, seen[j]) for (w, st), j in wall_jobs if seen[j].tile not in ("back", "none"))
         rivers: dict[int, list[SeenTile]] = {}
         melds: dict[int, tuple[SeenMeld, ...]] = {}
@@ -368,24 +398,27 @@ class TableReader:
             if not meld_u:
                 continue
             limit = min(meld_u) - self.profile.tile.length_mm / 2
-            keep = [seen[j] for (r, _, _), j in zip(parsed["rects"], idx, strict=True)
+            keep = [seen[j] for (r, *_), j in zip(parsed["rects"], idx, strict=True)
                     if float(np.asarray(r.centre) @ right) < limit and seen[j].tile not in ("back", "none")]
             if keep:
                 revealed[strip.seat] = tuple(keep)
             else:
                 revealed.pop(strip.seat, None)
         return TableView(walls, indicators, {k: tuple(v) for k, v in rivers.items()}, melds, revealed, flowers,
-                         now, len(todo))
+                         now, len(todo), backs)
 
-    def _read_walls(self, flat: np.ndarray, jobs: list) -> tuple[dict, list]:
+    def _read_walls(self, flat: np.ndarray, raw: np.ndarray, jobs: list) -> tuple[dict, list, dict]:
         walls: dict[int, list[int]] = {w: [0] * self.profile.wall.stacks for w in self.layout.wall_positions}
         wall_jobs: list[tuple[tuple[int, int], int]] = []
         if not self._slots:
-            return {}, []
+            return {}, [], {}
         occ2 = self._samples.get(flat, "wall_b2")[..., 0].mean(axis=1)
         occ1 = self._samples.get(flat, "wall_b1")[..., 0].mean(axis=1)
         iv2 = self._samples.get(flat, "wall_t2")[..., 1].mean(axis=1)
         iv1 = self._samples.get(flat, "wall_t1")[..., 1].mean(axis=1)
+        top2 = self._samples.get(raw, "wall_t2").astype(np.float32).mean(axis=1)
+        top1 = self._samples.get(raw, "wall_t1").astype(np.float32).mean(axis=1)
+        back_of: dict[int, np.ndarray] = {}
         for k, slot in enumerate(self._slots):
             n = 2 if occ2[k] >= 0.5 else (1 if occ1[k] >= 0.5 else 0)
             walls[slot.wall][slot.stack - 1] = n
@@ -393,7 +426,26 @@ class TableReader:
                 rect = self.layout.wall_top(slot.wall, slot.stack, n)
                 wall_jobs.append(((slot.wall, slot.stack), len(jobs)))
                 jobs.append((rect, False, True))
-        return {w: tuple(v) for w, v in walls.items()}, wall_jobs
+            elif n:
+                back_of[k] = top2[k] if n == 2 else top1[k]
+        return {w: tuple(v) for w, v in walls.items()}, wall_jobs, self._other_backs(back_of)
+
+    def _other_backs(self, back_of: dict[int, np.ndarray]) -> dict[int, tuple[str, ...]]:
+        """Per wall and stack: "" for the set's back colour (the walls' majority) or an empty slot,
+        else the name of the other colour seen there (a tile of the other set)."""
+        out = {w: [""] * self.profile.wall.stacks for w in self.layout.wall_positions}
+        if len(back_of) < 4:
+            return {w: tuple(v) for w, v in out.items()}
+        keys = list(back_of)
+        cols = np.stack([back_of[k] for k in keys])
+        chroma = cols / (cols.sum(axis=1, keepdims=True) + 1.0)
+        usual = np.median(chroma, axis=0)
+        far = np.abs(chroma - usual).sum(axis=1) > _OTHER_BACK_CHROMA
+        for k, is_far, col in zip(keys, far, cols, strict=True):
+            if is_far:
+                slot = self._slots[k]
+                out[slot.wall][slot.stack - 1] = colour_name(col)
+        return {w: tuple(v) for w, v in out.items()}
 
     def _parse_strips(self, flat: np.ndarray) -> list[dict]:
         if not self._strips:
@@ -412,7 +464,7 @@ class TableReader:
                 for k in range(len(self._strips))]
 
     def _parse_strip(self, k: int, occ: np.ndarray, occ_c: list, face_c: list, ivory: list, filled: list) -> dict:
-        """Tiles along strip ``k``: ``rects`` [(rect, is_sideways, is_face_up)], ``groups`` (runs of touching
+        """Tiles along strip ``k``: ``rects`` [(rect, is_sideways, is_face_up, is_lying)], ``groups`` (runs of touching
         tiles, as index lists into rects) and ``added`` (rect index of a called tile -> its added-kan tile)."""
         strip = self._strips[k]
 
@@ -446,22 +498,31 @@ class TableReader:
             q += int(nxt[0])
             return q + self._fringe_steps(strip, q)
 
-        pos: int | None = 0
+        # the scan keeps the exact offset in mm (tiles are 26.5 / 34.5 mm apart) and samples at the
+        # nearest step, so the error does not grow along a row
+        pos_mm: float | None = 0.0
         if strip.kind != "river" and not tile_at(0):
-            pos = next_start(0)
-        while pos is not None and pos + w_px <= n:
+            start = next_start(0)
+            pos_mm = None if start is None else start * STEP_MM
+        while pos_mm is not None:
+            pos = int(round(pos_mm / STEP_MM))
+            if pos + w_px > n:
+                break
             if not tile_at(pos):
                 if strip.kind == "river":
                     break
                 if current:
                     groups.append(current)
                     current = []
-                pos = next_start(pos + 1)
+                start = next_start(pos + 1)
+                pos_mm = None if start is None else start * STEP_MM
                 continue
             a, b = pos + 4, pos + w_px - 4
             is_side = has_added = False
             # a face-up top shows ivory between the glyph strokes; a face-down one only the back colour
             face_up = frac(face_c, pos + 3, pos + 20) > 0.45
+            if strip.kind == "river" and not face_up:
+                break   # a river holds face-up tiles only: a hand or an arm over the row ends the reading here
             if allow_sideways and face_up:
                 if strip.sideways == "center":
                     # the edge band facing away from the camera's foot point: no side wall shows there
@@ -472,19 +533,23 @@ class TableReader:
                     # side wall may show there, but that is not the ivory face)
                     has_added = frac(filled[2], a, b) > 0.6   # glyphs may reach the edge: any tile there
                     is_side = has_added or frac(ivory[1], a, b) < 0.3
-            offset = pos * STEP_MM
+            # lying flat (not a standing hand tile): something fills the far band, as no standing tile does
+            is_lying = is_side or frac(filled[1], a, b) > 0.5
             current.append(len(rects))
-            rects.append((self.layout.strip_tile(strip, offset, is_sideways=is_side), is_side, face_up))
+            rects.append((self.layout.strip_tile(strip, pos_mm, is_sideways=is_side), is_side, face_up, is_lying))
             if has_added:
                 added[len(rects) - 1] = len(rects)
-                rects.append((self.layout.strip_tile(strip, offset, is_sideways=True, is_behind=True), True, True))
-            pos += int(round(((L if is_side else W) + gap) / STEP_MM))
+                rects.append((self.layout.strip_tile(strip, pos_mm, is_sideways=True, is_behind=True), True, True,
+                              True))
+            pos_mm += (L if is_side else W) + gap
             if strip.kind != "river":
+                pos = int(round(pos_mm / STEP_MM))
                 window = ~occ[pos:pos + 10]
                 if len(window) >= 2 and bool((window[:-1] & window[1:]).any()):   # felt between: a gap
                     groups.append(current)
                     current = []
-                    pos = next_start(pos)
+                    start = next_start(pos)
+                    pos_mm = None if start is None else start * STEP_MM
         if current:
             groups.append(current)
         return {"rects": rects, "groups": groups, "added": added}
@@ -500,7 +565,7 @@ class TableReader:
         shift = self.T * (s_edge - s_nadir) / max(self._height - self.T, 1.0)
         return int(round(shift / STEP_MM))
 
-    def _meld_rects(self, seat: int, strips: list[dict]) -> list[tuple[TileRect, bool, bool]]:
+    def _meld_rects(self, seat: int, strips: list[dict]) -> list[tuple[TileRect, bool, bool, bool]]:
         for strip, parsed in zip(self._strips, strips, strict=True):
             if strip.kind == "melds" and strip.seat == seat:
                 return parsed["rects"]
@@ -527,6 +592,8 @@ class TableReader:
             side = [k for k, i in enumerate(main) if rects[i][1]]
             add = next((tiles[added[i]] for i in main if i in added), None)
             n = len(ts)
+            if not all(rects[i][3] for i in main):
+                break   # standing tiles: the concealed hand begins here
             backs = sum(1 for x in ts if x.tile == "back")
             kind = ""
             sideways = side[0] if len(side) == 1 else None
@@ -567,10 +634,10 @@ class TableReader:
         lx = np.hypot(ex[:, 0], ex[:, 1])
         ly = np.hypot(ey[:, 0], ey[:, 1])
         side = np.maximum(lx, ly) * CROP_MARGIN
-        g = (np.arange(p) + 0.5) / p - 0.5
-        ux = ex / lx[:, None] * side[:, None]
-        uy = ey / ly[:, None] * side[:, None]
-        centre = q.mean(axis=1)
+        g = ((np.arange(p) + 0.5) / p - 0.5).astype(np.float32)
+        ux = (ex / lx[:, None] * side[:, None]).astype(np.float32)
+        uy = (ey / ly[:, None] * side[:, None]).astype(np.float32)
+        centre = q.mean(axis=1).astype(np.float32)
         x = centre[:, None, None, 0] + g[None, None, :] * ux[:, None, None, 0] + g[None, :, None] * uy[:, None, None, 0]
         y = centre[:, None, None, 1] + g[None, None, :] * ux[:, None, None, 1] + g[None, :, None] * uy[:, None, None, 1]
         z = np.array([r.z_mm for r in rects])
@@ -578,11 +645,11 @@ class TableReader:
         my = np.empty(x.shape, np.float32)
         for level in np.unique(z):
             sel = z == level
-            H = self._plane_h(float(level))
+            (h00, h01, h02), (h10, h11, h12), (h20, h21, h22) = self._plane_h(float(level)).tolist()
             xs, ys = x[sel], y[sel]
-            w = H[2, 0] * xs + H[2, 1] * ys + H[2, 2]
-            mx[sel] = (H[0, 0] * xs + H[0, 1] * ys + H[0, 2]) / w
-            my[sel] = (H[1, 0] * xs + H[1, 1] * ys + H[1, 2]) / w
+            w = h20 * xs + h21 * ys + h22
+            mx[sel] = (h00 * xs + h01 * ys + h02) / w
+            my[sel] = (h10 * xs + h11 * ys + h12) / w
         n = len(rects)
         out = cv2.remap(frame, mx.reshape(n * p, p), my.reshape(n * p, p), cv2.INTER_LINEAR,
                         borderMode=cv2.BORDER_REPLICATE)

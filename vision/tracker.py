@@ -10,7 +10,8 @@ so a 2 % per-frame misread or loss does not reach the game. It emits the events 
 - ``DiscardRemoved`` when a committed river tile vanishes without a meld taking it, or is
   re-read as another tile (``replaced_by``);
 - ``IndicatorRevealed`` for a face-up tile on a wall slot;
-- ``WallStackTaken`` for each tile a wall slot loses;
+- ``WallStackTaken`` for each tile a wall slot loses; ``WallBack`` for a slot whose back is not
+  the colour of the rest of the walls (a tile of the table's other set);
 - ``Meld`` for each new meld (and for a pon that becomes an added kan);
 - ``HandRevealed`` when a seat lays its hand face up; ``FlowerSetAside`` for each flower.
 
@@ -34,6 +35,7 @@ from controller.events import (
     HandRevealed,
     IndicatorRevealed,
     Meld,
+    WallBack,
     WallStackTaken,
 )
 from controller.rules.tiles import plain
@@ -52,6 +54,7 @@ class _Committed:
     melds: dict[int, list[tuple]] = field(default_factory=dict)
     revealed: dict[int, tuple[str, ...]] = field(default_factory=dict)
     flowers: dict[int, list[str]] = field(default_factory=dict)
+    other_backs: set[tuple[int, int]] = field(default_factory=set)
 
 
 def _meld_key(m: SeenMeld) -> tuple:
@@ -62,7 +65,7 @@ class TableTracker:
     """Votes over the last ``k`` views; :meth:`update` returns the events that became certain."""
 
     def __init__(self, *, k: int = 5, need: int | None = None, positions: int = 4,
-                 first_dealer_position: int = 0, min_confidence: float = 0.5) -> None:
+                 first_dealer_position: int = 0, min_confidence: float = 0.3) -> None:
         if k < 1:
             raise ValueError(f"tracker: k is {k}, must be at least 1")
         self.k = int(k)
@@ -79,6 +82,10 @@ class TableTracker:
     def seat(self, position: int) -> int:
         """The game seat sitting at table ``position``."""
         return (position - self.first_dealer_position) % self.positions
+
+    def position(self, seat: int) -> int:
+        """The table position where game ``seat`` sits (for ``Layout.wall_slot(position, stack)``)."""
+        return (seat + self.first_dealer_position) % self.positions
 
     def new_hand(self) -> None:
         """Forget the committed table (the walls are raised anew): no events for what is already there."""
@@ -117,6 +124,7 @@ class TableTracker:
             return []
         events: list[Event] = []
         self._walls(events, now)
+        self._other_backs(events, now)
         self._indicators(events, now)
         new_melds = self._melds(events, now)
         self._rivers(events, now, new_melds)
@@ -153,6 +161,16 @@ class TableTracker:
                     events.append(WallStackTaken(wall=self.seat(w), stack=i + 1, tiles_left=was[i], now=now))
                 if c > was[i]:
                     was[i] = c   # put back (a correction on the table): nothing to report
+
+    def _other_backs(self, events: list[Event], now: float) -> None:
+        slots = {(w, i) for v in self._views for w, row in v.other_backs.items() for i, c in enumerate(row, 1) if c}
+        for w, stack in sorted(slots - self._c.other_backs):
+            votes = [v.other_backs[w][stack - 1] for v in self._views
+                     if w in v.other_backs and len(v.other_backs[w]) >= stack]
+            best = self._majority(votes)
+            if best:
+                self._c.other_backs.add((w, stack))
+                events.append(WallBack(wall=self.seat(w), stack=stack, colour=str(best), now=now))
 
     def _indicators(self, events: list[Event], now: float) -> None:
         slots = {(i.wall, i.stack) for v in self._views for i in v.indicators}

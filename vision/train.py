@@ -233,8 +233,9 @@ some crops from photo-like 64 px renders.
 ## Held-out accuracy
 
 {heldout_n} crops rendered with seeds the training never used and other parameters
-(`train_data.HELDOUT`: back colours teal/pink/purple never seen in training, tilt up to 40 deg,
-other JPEG/noise ranges). Top-1 over all {len(CLASSES)} classes:
+(`train_data.HELDOUT`: the named back colours teal/pink/purple, which the training list
+lacks (training sets use seven other named colours, or a random hue for half of the sets), tilt
+up to 40 deg, other JPEG/noise ranges). Top-1 over all {len(CLASSES)} classes:
 
 ```
 {report}

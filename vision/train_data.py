@@ -48,11 +48,12 @@ class RenderParams:
     p_glare: float = 0.25
     p_shadow: float = 0.35
     p_photo: float = 0.3        # a phone-photo-like crop: other backgrounds, bigger detail, any aspect
+    p_any_back: float = 0.0     # chance a set's back is any colour rather than one of back_colours
     jpeg_quality: tuple[int, int] = (35, 95)
     noise_max: float = 9.0
 
 
-TRAIN = RenderParams()
+TRAIN = RenderParams(p_any_back=0.5)
 HELDOUT = RenderParams(
     tilt_max_deg=40.0, skew_max_deg=6.0, fill=(0.72, 0.98),
     back_colours=("teal", "pink", "purple", "blue", "yellow"),
@@ -329,8 +330,7 @@ def render_set(n: int, seed: int, params: RenderParams = TRAIN, group: int = 64
     for i in range(n):
         if i % group == 0:
             style = tile_art.random_style(rng)
-            pick = rng.choice(len(params.back_colours), size=2, replace=False)
-            backs = tuple(_jitter_colour(tile_art.BACK_COLOURS[params.back_colours[j]], rng) for j in pick)
+            backs = _set_backs(rng, params)
         crop = render_sample(CLASSES[labels[i]], ROTATIONS[rots[i]], rng, style=style, backs=backs,
                              params=params)
         xs[i] = prep_one(crop)
@@ -346,10 +346,20 @@ def render_labels(labels: list[str], rotations: list[int], seed: int, params: Re
     for i, (label, rot) in enumerate(zip(labels, rotations, strict=True)):
         if i % group == 0:
             style = tile_art.random_style(rng)
-            pick = rng.choice(len(params.back_colours), size=2, replace=False)
-            backs = tuple(_jitter_colour(tile_art.BACK_COLOURS[params.back_colours[j]], rng) for j in pick)
+            backs = _set_backs(rng, params)
         xs[i] = prep_one(render_sample(label, rot, rng, style=style, backs=backs, params=params))
     return xs
+
+
+def _set_backs(rng: np.random.Generator, params: RenderParams) -> tuple:
+    """The two back colours of a table's two sets."""
+    pick = rng.choice(len(params.back_colours), size=2, replace=False)
+    backs = [_jitter_colour(tile_art.BACK_COLOURS[params.back_colours[j]], rng) for j in pick]
+    for i in range(2):
+        if rng.random() < params.p_any_back:
+            hsv = np.uint8([[[rng.uniform(0, 180), rng.uniform(60, 255), rng.uniform(40, 240)]]])
+            backs[i] = tuple(int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+    return tuple(backs)
 
 
 def _jitter_colour(bgr: tuple[int, int, int], rng: np.random.Generator) -> tuple[int, int, int]:

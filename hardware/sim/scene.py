@@ -53,7 +53,8 @@ class TableState:
     ``rivers``: seat -> [(tile, is_sideways)] in discard order; ``melds``: seat -> [MeldShape]
     from the right end leftwards; ``standing``: seat -> concealed tiles standing (backs to the
     camera); ``revealed``: seat -> tiles laid face up; ``flowers``: seat -> tiles set aside;
-    ``hands_over``: table (x, y) mm where a player's hand hovers.
+    ``hands_over``: table (x, y) mm where a player's hand hovers; ``other_backs``: (wall, stack) ->
+    the back colour of a slot whose tiles come from the other set (a fault to catch).
     """
 
     walls: dict[int, list[int]] = field(default_factory=dict)
@@ -65,6 +66,7 @@ class TableState:
     flowers: dict[int, list[str]] = field(default_factory=dict)
     hands_over: tuple[tuple[float, float], ...] = ()
     back_colour: str = "blue"
+    other_backs: dict[tuple[int, int], str] = field(default_factory=dict)
 
     @classmethod
     def full_walls(cls, layout: Layout, **kw) -> TableState:
@@ -75,7 +77,8 @@ class TableState:
         return TableState({k: list(v) for k, v in self.walls.items()}, dict(self.indicators),
                           {k: list(v) for k, v in self.rivers.items()}, {k: list(v) for k, v in self.melds.items()},
                           dict(self.standing), {k: list(v) for k, v in self.revealed.items()},
-                          {k: list(v) for k, v in self.flowers.items()}, tuple(self.hands_over), self.back_colour)
+                          {k: list(v) for k, v in self.flowers.items()}, tuple(self.hands_over), self.back_colour,
+                          dict(self.other_backs))
 
 
 @dataclass(frozen=True)
@@ -163,11 +166,13 @@ class SceneRenderer:
                 if n <= 0:
                     continue
                 rect = lay.wall_slot(wall, stack).rect
+                slot_back = tile_art.BACK_COLOURS[state.other_backs[(wall, stack)]] \
+                    if (wall, stack) in state.other_backs else back
                 for level in range(min(n, 2)):
                     tile = "back"
                     if level == n - 1 and (wall, stack) in state.indicators:
                         tile = state.indicators[(wall, stack)]
-                    out.append(self._tile_boxes(rect, tile, z0=level * T, back=back))
+                    out.append(self._tile_boxes(rect, tile, z0=level * T, back=slot_back))
         per_row = self.profile.river.per_row
         for seat, river in state.rivers.items():
             rows: list[list[tuple[str, bool]]] = [river[i:i + per_row] for i in range(0, len(river), per_row)]
@@ -270,7 +275,7 @@ class SceneRenderer:
                 cv2.fillConvexPoly(frame, np.round(top * 16).astype(np.int32),
                                    tuple(int(v * 0.95) for v in b.upper_bgr), cv2.LINE_AA, 4)
             else:
-                tile_art.blit(frame, self._face(b.top, back), top)
+                tile_art.blit(frame, self._face(b.top, b.upper_bgr if b.top == "back" else back), top)
 
     def _draw_hand(self, frame: np.ndarray, xy: tuple[float, float], rng: np.random.Generator) -> None:
         cam = self.camera

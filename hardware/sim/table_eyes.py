@@ -119,6 +119,30 @@ def names(view: TableView) -> tuple:
             tuple(sorted((s, tuple(t.tile for t in r)) for s, r in view.revealed.items())))
 
 
+def _reveal_beside_melds(view: TableView) -> TableView:
+    """A long revealed hand reaches into the meld strip, where the reader sees its right end as a
+    "meld" of face-up tiles with none sideways: no meld looks like that (a closed kan shows backs),
+    so those tiles go back to the end of the revealed hand they belong to."""
+    revealed, melds = dict(view.revealed), dict(view.melds)
+    changed = False
+    for seat, hand in view.revealed.items():
+        ms = list(view.melds.get(seat, ()))
+        stray = [m for m in ms if m.sideways is None and m.added is None
+                 and all(t.tile not in ("back",) for t in m.tiles)]
+        if not stray:
+            continue
+        tiles = list(hand)
+        for m in reversed(stray):        # melds are listed from the right end: the nearest one is last
+            tiles += list(m.tiles)
+        revealed[seat] = tuple(tiles)
+        melds[seat] = tuple(m for m in ms if m not in stray)
+        changed = True
+    if not changed:
+        return view
+    return TableView(view.walls, view.indicators, view.rivers, melds, revealed, view.flowers, view.now,
+                     view.tiles_classified)
+
+
 def settled(view: TableView) -> tuple[TableView, bool]:
     """The part of ``view`` that can be trusted, and whether that is all of it.
 
@@ -127,6 +151,7 @@ def settled(view: TableView) -> tuple[TableView, bool]:
     ("none") is not seen yet: a river stops before it, a meld or revealed hand with one waits,
     so that the next frame reports it once it is read.
     """
+    view = _reveal_beside_melds(view)
     whole = True
     rivers = {}
     for seat, river in view.rivers.items():
@@ -267,8 +292,11 @@ class ViewTracker:
             names = [t.tile for t in cur]
             made = called.setdefault(seat, [])
             if len(names) < len(old):
-                # tiles gone: a call takes the last one; anything else was taken back
-                i = next((k for k in range(len(names)) if T.plain(names[k]) != T.plain(old[k])), len(names))
+                # a tile gone: a call takes the last one; anything else was taken back. Which one
+                # went is where the rest lines up best (an earlier tile read differently now is
+                # the same tile: readings of a tile already reported are not news).
+                i = max(range(len(old)), key=lambda k: (sum(T.plain(a) == T.plain(b) for a, b in
+                                                            zip(old[:k] + old[k + 1:], names, strict=False)), k))
                 gone = old[i]
                 there = [k for k, c in enumerate(made) if not c]
                 index = there[i] if i < len(there) else i

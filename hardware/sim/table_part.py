@@ -10,7 +10,7 @@
   reported. Just before each job the :class:`~hardware.sim.table.SimTable` sets, through the
   simulator-only control hooks, what the machine physically produces (the walls' counts,
   the dice of the script's roll).
-- **seat buttons**: gpiozero ``Button`` s on a ``MockFactory``; the simulated players press
+- **seat buttons**: gpiozero input devices (active low, pulled up) on a ``MockFactory``; the simulated players press
   them by driving the mock pins low and high; each press becomes a ``Button`` event.
 - **camera**: ``rendered``: the table state is drawn by ``hardware.sim.scene.SceneRenderer``,
   calibrated from its own markers and read by ``vision.reader.TableReader`` with the shipped
@@ -290,12 +290,13 @@ class SimTablePart:
 
     # ------------------------------------------------------------------ seat buttons
     def _setup_buttons(self) -> None:
-        from gpiozero import Button
+        from gpiozero import DigitalInputDevice
         from gpiozero.pins.mock import MockFactory
         self.factory = MockFactory()
         for (seat, action), pin in BUTTON_PINS.items():
-            button = Button(pin, pull_up=True, pin_factory=self.factory)
-            button.when_pressed = self._on_press(seat, action)
+            # a push button to ground with the pull-up on (gpiozero's Button without its hold timer)
+            button = DigitalInputDevice(pin, pull_up=True, pin_factory=self.factory)
+            button.when_activated = self._on_press(seat, action)
             self.buttons.append(button)
 
     def _on_press(self, seat: int, action: str) -> Callable[[], None]:

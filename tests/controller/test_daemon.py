@@ -217,3 +217,59 @@ def test_an_alert_is_logged_after_its_cause_with_the_frame_as_evidence(tmp_path)
     path = store.evidence_path(name)
     assert path is not None and path.read_bytes()[:2] == b"\xff\xd8"  # a JPEG
     assert [a["rule"] for a in daemon.snapshot()["alerts"]] == ["inconsistent"]
+
+
+class Stall:
+    """A part that blocks the daemon's loop once for ``stall_s`` (a hung loop)."""
+
+    name = "stall"
+
+    def __init__(self, stall_s):
+        self.stall_s = stall_s
+
+    async def start(self, post):
+        asyncio.get_running_loop().call_later(0.5, time.sleep, self.stall_s)
+
+    async def stop(self):
+        pass
+
+    def handle(self, command):
+        return False
+
+    def status(self):
+        return {}
+
+
+def test_watchdog_pings_come_from_the_loop_and_stop_while_it_hangs(notify_socket, tmp_path):
+    path, sock = notify_socket
+    cfg = config.replace(config.load(env={}), panel={"enabled": False})
+    store = EventStore.open(tmp_path)
+    notifier = SystemdNotifier(env={"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "200000"})
+    daemon = Daemon(cfg, store, parts=[Stall(1.2)], notifier=notifier)
+    pings: list[float] = []
+
+    def listen():
+        sock.settimeout(0.1)
+        deadline = time.monotonic() + 3.0
+        while time.monotonic() < deadline:
+            try:
+                if sock.recv(4096) == b"WATCHDOG=1":
+                    pings.append(time.monotonic())
+            except TimeoutError:
+                pass
+
+    listener = threading.Thread(target=listen)
+    listener.start()
+
+    async def scenario():
+        task = asyncio.create_task(daemon.run())
+        await asyncio.sleep(2.5)
+        daemon.request_stop()
+        return await task
+
+    assert run_in_thread(scenario) == 0
+    listener.join()
+    gaps = [b - a for a, b in zip(pings, pings[1:], strict=False)]
+    assert len(pings) >= 6                       # every ~0.1 s while the loop runs
+    assert max(gaps) >= 1.0                      # none while the loop hung for 1.2 s
+    assert sorted(gaps)[len(gaps) // 2] < 0.3    # otherwise at half of WATCHDOG_USEC

@@ -134,3 +134,14 @@ def test_reuse_crops_classifies_only_what_changed():
     moved.rivers[2] = moved.rivers[2] + [("9p", False)]
     reader.read(rt.renderer.render(moved, seed=78))
     assert first + 1 <= clf.seen <= first + 3     # the new tile (and a neighbour whose crop it enters)
+
+
+def test_a_tile_of_the_other_set_is_seen_in_the_walls(tile_model):
+    rt = rendered("tilted")
+    st = rt.state.copy()
+    st.other_backs = {(2, 5): "yellow", (0, 3): "orange"}
+    frame = rt.renderer.render(st, seed=12)
+    view = TableReader(rt.profile, rt.calibration, tile_model).read(frame)
+    seen = {(w, i, c) for w, row in view.other_backs.items() for i, c in enumerate(row, start=1) if c}
+    assert seen == {(2, 5, "yellow"), (0, 3, "orange")}
+    assert view.walls == {w: tuple(c) for w, c in st.walls.items()}

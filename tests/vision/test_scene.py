@@ -8,6 +8,7 @@ import pytest
 from hardware.sim.scene import MeldShape, SceneRenderer, TableState, pose_camera
 from tests.fixtures.frames import TEST_POSES, renderer_for
 from vision.calibration import detect_markers
+from vision.layout import load_profile
 
 
 @pytest.fixture(scope="module")
@@ -71,8 +72,7 @@ def test_too_many_discards_is_an_error(renderer):
 
 
 def test_other_poses_and_profiles_render():
-    r = SceneRenderer(__import__("vision.layout", fromlist=["load_profile"]).load_profile("sanma"),
-                      pose_camera(dict(distance_mm=1000.0)))
+    r = SceneRenderer(load_profile("sanma"), pose_camera(dict(distance_mm=1000.0)))
     st = TableState.full_walls(r.layout, flowers={0: ["1f"]})
     assert sorted(st.walls) == [0, 1, 2]
     assert r.render(st, seed=0).shape == (720, 1280, 3)

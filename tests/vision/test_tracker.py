@@ -15,6 +15,7 @@ from controller.events import (
     HandRevealed,
     IndicatorRevealed,
     Meld,
+    WallBack,
     WallStackTaken,
 )
 from vision.reader import Indicator, SeenMeld, SeenTile, TableView
@@ -51,6 +52,7 @@ def test_a_discard_is_reported_once_after_three_of_five_views():
 
 def test_riichi_sideways_and_game_seat_mapping():
     tr = TableTracker(k=3, first_dealer_position=2)
+    assert [tr.seat(p) for p in range(4)] == [2, 3, 0, 1] and tr.position(tr.seat(3)) == 3
     evs = feed(tr, [view({2: ["1m", "7z*"], 3: ["9s"]})] * 3)
     assert [(e.seat, e.tile, e.is_riichi) for e in evs] == [(0, "1m", False), (0, "7z", True), (1, "9s", False)]
 
@@ -187,3 +189,12 @@ def test_the_watcher_survives_a_lost_camera_and_bad_frames():
     watcher.camera = WrongSize()
     assert watcher.poll(now=5.0) == []
     assert "frame is 640x480, the calibration was made for 1280x720" in watcher.status().error
+
+
+def test_a_tile_of_the_other_set_in_the_walls_is_reported_once():
+    tr = TableTracker(k=3, first_dealer_position=1)
+    odd = TableView(walls={2: (2,) * 17}, other_backs={2: ("",) * 4 + ("yellow",) + ("",) * 12})
+    plain_view = TableView(walls={2: (2,) * 17}, other_backs={2: ("",) * 17})
+    assert feed(tr, [plain_view, odd]) == []
+    evs = feed(tr, [odd, odd, odd], t0=1.0)
+    assert evs == [WallBack(wall=1, stack=5, colour="yellow", now=1.0)]

@@ -16,7 +16,7 @@ WIN = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "2p", "
 
 
 def script(layout):
-    """(states, expected events): one table state per step, the events it must bring."""
+    """[(state, acting position or None, expected events)]: one table state per step."""
     st = TableState.full_walls(layout)
     for i in range(17):
         st.walls[0][i] = 0
@@ -25,7 +25,7 @@ def script(layout):
     st.walls[3][0] = 1
     st.indicators[(1, 4)] = "3p"
     st.standing = {0: 14, 1: 13, 2: 13, 3: 13}
-    steps = [(st.copy(), [("indicator", 1, 4, "3p")])]
+    steps = [(st.copy(), None, [("indicator", 1, 4, "3p")])]
     live = [(3, 1), (3, 2), (3, 2), (3, 3), (3, 3), (3, 4), (3, 4)]
 
     def turn(pos, tile, *, draw=True, riichi=False, expect=None):
@@ -38,7 +38,7 @@ def script(layout):
             ev.append(("taken", w, s, st.walls[w][s - 1]))
         st.rivers.setdefault(pos, []).append((tile, riichi))
         ev.append(("discard", pos, tile, riichi))
-        steps.append((st, (expect or []) + ev))
+        steps.append((st, pos, (expect or []) + ev))
 
     turn(0, "9m", draw=False)
     turn(1, "1z")
@@ -52,7 +52,7 @@ def script(layout):
     st.melds[3] = [MeldShape(("6s", "6s", "6s"), sideways=1)]
     st.standing[3] = 11
     st.rivers[3].append(("4m", False))
-    steps.append((st, [("meld", 3, "pon", ("6s", "6s", "6s"), "6s", 1), ("discard", 3, "4m", False)]))
+    steps.append((st, 3, [("meld", 3, "pon", ("6s", "6s", "6s"), "6s", 1), ("discard", 3, "4m", False)]))
     turn(0, "0p")
     # position 1 draws and wins: the hand is laid face up
     st = st.copy()
@@ -60,7 +60,7 @@ def script(layout):
     st.walls[w][s - 1] -= 1
     st.standing[1] = 0
     st.revealed[1] = list(WIN)
-    steps.append((st, [("taken", w, s, st.walls[w][s - 1]), ("revealed", 1, tuple(WIN))]))
+    steps.append((st, 1, [("taken", w, s, st.walls[w][s - 1]), ("revealed", 1, tuple(WIN))]))
     return steps
 
 
@@ -88,17 +88,32 @@ def test_rendered_hand_gives_the_scripted_events(tile_model, pose):
     tracker = TableTracker(k=5)
     got, want = [], []
     t, seed = 0.0, 100
-    for n, (state, expected) in enumerate(steps):
+    for state, actor, expected in steps:
         want += expected
         frames = [state] * 4
-        last_discard = next((p for p, r in state.rivers.items() if r and n > 0), None)
-        if last_discard is not None:   # the discarding player's hand passes over the table
+        if actor is not None:   # the acting player's hand passes over its river in the first frame
             over = state.copy()
-            x, y = renderer.layout.to_table(last_discard, 0.0, 170.0)
-            over.hands_over = ((x, y),)
+            over.hands_over = (renderer.layout.to_table(actor, 0.0, 170.0),)
             frames = [over] + frames[1:]
         for s in frames:
             seed += 1
             t += 0.1
             got += [as_tuple(e) for e in tracker.update(reader.read(renderer.render(s, seed=seed), now=t), now=t)]
     assert got == want
+
+
+def test_a_hand_resting_over_a_river_makes_no_discard(tile_model):
+    renderer = renderer_for("riichi4", "top")
+    st = TableState.full_walls(renderer.layout, rivers={0: [("3m", False), ("4m", False)], 1: [("9p", False)]})
+    reader = TableReader(renderer.profile, calibrate(renderer.render(st, seed=1), renderer.profile), tile_model)
+    tracker = TableTracker(k=5)
+    got = []
+    for i in range(5):
+        got += tracker.update(reader.read(renderer.render(st, seed=10 + i)), now=i * 0.1)
+    assert [as_tuple(e) for e in got] == [("discard", 0, "3m", False), ("discard", 0, "4m", False),
+                                          ("discard", 1, "9p", False)]
+    over = st.copy()
+    # the hand rests just past the last tile of position 0's river, and over position 1's river
+    over.hands_over = (renderer.layout.to_table(0, -10.0, 110.0), renderer.layout.to_table(1, -60.0, 100.0))
+    for i in range(8):
+        assert tracker.update(reader.read(renderer.render(over, seed=30 + i)), now=1 + i * 0.1) == []
