@@ -448,17 +448,18 @@ class Layout:
         return out
 
 
-def source_from_position(seat: int, sideways_index: int, n_tiles: int) -> int:
+def source_from_position(seat: int, sideways_index: int, n_tiles: int, players: int = 4) -> int:
     """Which seat a called tile came from, from where the sideways tile lies (left/middle/right).
 
     Left: the player on the left (kamicha, previous in turn); right: the player on the right
-    (shimocha, next); otherwise across (toimen). Seats count counter-clockwise in turn order.
+    (shimocha, next); otherwise across (toimen). Seats count counter-clockwise in turn order;
+    with three players (sanma) there is no one across.
     """
     if sideways_index == 0:
-        return (seat + 3) % 4
-    if sideways_index == n_tiles - 1:
-        return (seat + 1) % 4
-    return (seat + 2) % 4
+        return (seat - 1) % players
+    if sideways_index == n_tiles - 1 or players == 3:
+        return (seat + 1) % players
+    return (seat + 2) % players
 
 
 def sideways_index_for(seat: int, source: int, n_tiles: int) -> int:

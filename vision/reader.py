@@ -107,6 +107,7 @@ class TableView:
     now: float = 0.0
     tiles_classified: int = 0     # face-up crops the classifier read for this view
     other_backs: dict[int, tuple[str, ...]] = field(default_factory=dict)   # wall -> per stack: "" or a colour
+    occluded: frozenset[int] = frozenset()   # positions whose river was cut short by something over it
 
     def to_json(self) -> dict:
         return {
@@ -371,9 +372,15 @@ class TableReader:
         melds: dict[int, tuple[SeenMeld, ...]] = {}
         revealed: dict[int, tuple[SeenTile, ...]] = {}
         flowers: dict[int, tuple[SeenTile, ...]] = {}
+        occluded: set[int] = set()
         for strip, parsed, idx in zip(self._strips, strips, strip_jobs, strict=True):
             tiles = [seen[j] for j in idx]
             if strip.kind == "river":
+                # a row read short under a hand: the rows after it are not to be trusted either
+                if strip.seat in occluded:
+                    continue
+                if parsed["occluded"]:
+                    occluded.add(strip.seat)
                 rivers.setdefault(strip.seat, []).extend(tiles)
             elif strip.kind == "melds":
                 melds[strip.seat] = self._melds(strip.seat, parsed, tiles)
@@ -405,7 +412,7 @@ class TableReader:
             else:
                 revealed.pop(strip.seat, None)
         return TableView(walls, indicators, {k: tuple(v) for k, v in rivers.items()}, melds, revealed, flowers,
-                         now, len(todo), backs)
+                         now, len(todo), backs, frozenset(occluded))
 
     def _read_walls(self, flat: np.ndarray, raw: np.ndarray, jobs: list) -> tuple[dict, list, dict]:
         walls: dict[int, list[int]] = {w: [0] * self.profile.wall.stacks for w in self.layout.wall_positions}
@@ -445,6 +452,17 @@ class TableReader:
             if is_far:
                 slot = self._slots[k]
                 out[slot.wall][slot.stack - 1] = colour_name(col)
+        # a tile of the other set is one stack, perhaps two; a longer run of "other colour" is an arm
+        # or a hand over the wall, not tiles
+        for row in out.values():
+            i = 0
+            while i < len(row):
+                j = i
+                while j < len(row) and row[j]:
+                    j += 1
+                if j - i > 2:
+                    row[i:j] = [""] * (j - i)
+                i = j + 1
         return {w: tuple(v) for w, v in out.items()}
 
     def _parse_strips(self, flat: np.ndarray) -> list[dict]:
@@ -479,6 +497,7 @@ class TableReader:
         groups: list[list[int]] = []
         added: dict[int, int] = {}
         allow_sideways = strip.kind in ("river", "melds")
+        is_occluded = False
         nadir_near = self._nadir_side(strip) > 0
         w_px = int(W / STEP_MM)
         current: list[int] = []
@@ -522,6 +541,7 @@ class TableReader:
             # a face-up top shows ivory between the glyph strokes; a face-down one only the back colour
             face_up = frac(face_c, pos + 3, pos + 20) > 0.45
             if strip.kind == "river" and not face_up:
+                is_occluded = True
                 break   # a river holds face-up tiles only: a hand or an arm over the row ends the reading here
             if allow_sideways and face_up:
                 if strip.sideways == "center":
@@ -552,7 +572,7 @@ class TableReader:
                     pos_mm = None if start is None else start * STEP_MM
         if current:
             groups.append(current)
-        return {"rects": rects, "groups": groups, "added": added}
+        return {"rects": rects, "groups": groups, "added": added, "occluded": is_occluded}
 
     def _fringe_steps(self, strip: Strip, p: int) -> int:
         """How far (samples) a tile's side wall shows before its top at strip position ``p``, when
@@ -613,7 +633,7 @@ class TableReader:
             else:
                 break   # not a meld: the hand (standing or revealed) begins here
             if sideways is not None:
-                source = source_from_position(seat, sideways, n)
+                source = source_from_position(seat, sideways, n, self.profile.positions)
             out.append(SeenMeld(tuple(ts), kind, sideways, add, source))
             used.extend(main)
         return tuple(out)

@@ -159,8 +159,8 @@ class TableTracker:
                 while was[i] > c:
                     was[i] -= 1
                     events.append(WallStackTaken(wall=self.seat(w), stack=i + 1, tiles_left=was[i], now=now))
-                if c > was[i]:
-                    was[i] = c   # put back (a correction on the table): nothing to report
+                # more tiles than before: a hand or an arm over the slot (tiles do not come back
+                # within a hand; new walls are a new hand, above), so nothing to report
 
     def _other_backs(self, events: list[Event], now: float) -> None:
         slots = {(w, i) for v in self._views for w, row in v.other_backs.items() for i, c in enumerate(row, 1) if c}
@@ -248,9 +248,9 @@ class TableTracker:
                 events.append(Discard(seat=self.seat(p), tile=tile, is_riichi=bool(is_side), now=now))
 
     def _river_shrunk(self, p: int) -> bool:
-        """The river is shorter in ``need`` views (not merely unreadable in some)."""
+        """The river is shorter in ``need`` views where nothing covered it (not merely hidden by a hand)."""
         n = len(self._c.rivers.get(p, ()))
-        return sum(1 for v in self._views if len(v.rivers.get(p, ())) < n) >= self.need
+        return sum(1 for v in self._views if len(v.rivers.get(p, ())) < n and p not in v.occluded) >= self.need
 
     def _revealed(self, events: list[Event], now: float) -> None:
         positions = set().union(*(v.revealed.keys() for v in self._views))
@@ -258,6 +258,11 @@ class TableTracker:
             rows = [tuple(self._tile(t) for t in v.revealed.get(p, ())) for v in self._views]
             best = self._majority([r for r in rows if r])
             if best is None or any(t in _UNSURE for t in best) or p in self._c.revealed:
+                continue
+            # a whole hand: 13 or 14 tiles less three per meld (a hand laid down halfway, or half
+            # hidden by an arm, waits)
+            melds = len(self._c.melds.get(p, ()))
+            if len(best) not in (13 - 3 * melds, 14 - 3 * melds):
                 continue
             self._c.revealed[p] = best
             events.append(HandRevealed(seat=self.seat(p), tiles=tuple(best), now=now))

@@ -122,3 +122,8 @@ def test_the_sideways_tile_names_the_source(seat, index, n, source):
     assert source_from_position(seat, index, n) == source
     if not (n == 4 and index == 2):
         assert sideways_index_for(seat, source, n) == index
+
+
+def test_sanma_has_no_one_across():
+    assert source_from_position(2, 2, 3, players=3) == 0      # the right of position 2 is position 0
+    assert source_from_position(0, 0, 3, players=3) == 2      # the left of position 0 is position 2

@@ -122,10 +122,12 @@ def test_indicator_melds_reveal_and_flowers():
     assert Meld(seat=2, meld_kind="ankan", tiles=("9s", "9s", "9s", "9s"), now=0.1) in evs
     assert [e.tile for e in evs if isinstance(e, FlowerSetAside)] == ["1f", "6f"]
     evs = feed(tr, [view(indicators=[(1, 11, "3p")], melds={0: [kakan], 2: [ankan]},
-                         revealed={1: ["1p", "2p", "3p", "5z", "5z"]}, flowers={3: ["1f", "6f"]})] * 3, t0=1.0)
+                         revealed={1: ["1p", "2p", "3p", "5z", "5z"] + ["2s", "3s", "4s", "6m", "7m", "8m", "1z", "1z"],
+                                   0: ["1m", "2m"]}, flowers={3: ["1f", "6f"]})] * 3, t0=1.0)
     assert Meld(seat=0, meld_kind="kakan", tiles=("5m", "5m", "5m", "0m"), called="0m", source=3, now=1.1) in evs
-    assert HandRevealed(seat=1, tiles=("1p", "2p", "3p", "5z", "5z"), now=1.1) in evs
-    assert len(evs) == 2
+    assert HandRevealed(seat=1, tiles=("1p", "2p", "3p", "5z", "5z", "2s", "3s", "4s", "6m", "7m", "8m", "1z", "1z"),
+                        now=1.1) in evs
+    assert len(evs) == 2   # seat 0 shows 2 tiles next to 1 meld: not a whole hand (it waits)
 
 
 def test_a_called_discard_leaves_the_river_without_a_removal_event():
