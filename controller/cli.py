@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "classify": ("vision.classify_cli", "classify tile pictures with the shipped ONNX model"),
     "calibrate": ("vision.calibration_cli", "calibrate the camera from the ArUco markers at the table corners"),
     "markers": ("vision.calibration_cli", "print the ArUco marker sheet for the table corners"),
+    "read": ("vision.reader_cli", "read one table picture as JSON (--annotate)"),
     "sim-mcu": ("hardware.sim.cli", "run the simulated table MCU on a pseudo-terminal"),
     "device": ("firmware_bridge.cli", "send one command to the table MCU (identify, lift, dice, stop ...)"),
 }

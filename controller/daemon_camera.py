@@ -151,8 +151,8 @@ def build_pipeline(camera: Any, *, profile: str = "riichi4", calibration: Any | 
                 raise ConfigError("camera: no frame to calibrate from")
             calibration = calibrate(frame, table_profile)
         classifier = OnnxTileClassifier(threads=threads)
-        reader = TableReader(table_profile, calibration, classifier)
+        reader = TableReader(table_profile, calibration, classifier, reuse_crops=True)
     except (ClassifierError, CalibrationError, VisionError) as err:
         raise ConfigError(f"camera: {err}") from err
-    tracker = TableTracker(first_dealer_position=first_dealer_position)
+    tracker = TableTracker(positions=table_profile.positions, first_dealer_position=first_dealer_position)
     return CameraPart(camera, reader, tracker, fps=fps, on_frame=on_frame)
