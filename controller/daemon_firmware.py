@@ -9,7 +9,8 @@ The part itself is BRIDGE's ``firmware_bridge.daemon_part.TablePart`` (MCU link 
   the simulated table the mock pins are set where a healthy table's switches rest (e-stop
   released, lid shut, buttons up);
 - at start the switches' state is posted (``EStop``, ``Lid``) so the cycle knows it before the
-  first change, and the motor-power relay is switched on when the e-stop is released.
+  first change. The motor-power relay is ``TablePart``'s: on at start only with the e-stop
+  released, the lid shut and the MCU identified without a latched fault (``power_refusal``).
 """
 
 from __future__ import annotations
@@ -36,8 +37,6 @@ class FirmwarePart(TablePart):
             now = time.monotonic()
             post("gpio", ev.EStop(is_pressed=self.gpio.estop_pressed, now=now))
             post("gpio", ev.Lid(is_open=self.gpio.lid_open, now=now))
-            if not self.gpio.estop_pressed:
-                self.gpio.power_on()
 
     def status(self) -> dict[str, Any]:
         out = super().status()

@@ -17,6 +17,17 @@ both ways and holds no game state:
 
 A command that fails is reported as ``McuFault`` (``rejected``, ``timeout``, ``interlock``)
 so the cycle halts with its reason; the part never raises into the loop.
+
+Motor-power relay (on the Pi's GPIO; ``power_refusal`` is the one rule):
+
+- it is switched **on** only here, and only while the e-stop is released, the lid is shut, the
+  MCU has identified itself and it reports no latched fault: once at ``start`` (boot) if all
+  of that holds, and afterwards only on the cycle's ``MotorPower(on)`` (sent with the operator's
+  ``Reset``), which first waits for the ``ResetFault`` sent with it;
+- it is dropped **at once** by the e-stop (``TableGpio``, in gpiozero's callback thread, before
+  anything else), and by ``StopMotors``/``MotorPower(off)`` (every halt of the cycle);
+- it is never switched on again by itself: after an e-stop, a fault, or the link lost, the
+  cycle is halted and only the operator's reset brings the power back.
 """
 
 from __future__ import annotations
@@ -60,6 +71,8 @@ class TablePart:
         self._display_lock = asyncio.Lock()            # display texts land in the order given
         self.identify: p.Identify | None = None
         self.last_error = ""
+        self.latched_fault = ""                        # the MCU's latched fault, "" when none
+        self._reset_task: asyncio.Task | None = None
 
     @classmethod
     def with_simulator(cls, *, workdir: str | None = None, time_scale: float = 1.0, sim_args: list[str] | None = None,
@@ -78,10 +91,59 @@ class TablePart:
             self.gpio.on_estop = self.table.stopper.stop_now
         try:
             self.identify = await self.table.start(timeout_s=self.timeouts_s.get("start", 5.0))
+            self.latched_fault = self._fault_name(self.identify.fault)
         except BridgeError as err:
             # the link keeps trying in the background; the daemon runs and shows it
             self.last_error = str(err)
             log.error("%s: %s", self.name, err)
+        if self.gpio is not None:
+            self._power_on("boot")
+
+    # ------------------------------------------------------------------ motor power
+    def power_refusal(self) -> str | None:
+        """Why the motor-power relay may not be switched on now, or None when it may."""
+        if self.gpio is None:
+            return "no GPIO configured"
+        reason = self.gpio.motion_refusal()          # e-stop pressed / lid open
+        if reason:
+            return reason
+        if self.identify is None or not self.table.mcu.link.is_up:
+            return "MCU not identified"
+        if self.latched_fault:
+            return f"MCU fault {self.latched_fault} latched"
+        return None
+
+    def _power_on(self, why: str) -> bool:
+        """Relay on if ``power_refusal`` allows; else leave it off and say why (logged, in status)."""
+        assert self.gpio is not None
+        reason = self.power_refusal()
+        if reason is None:
+            try:
+                self.gpio.power_on()        # checks e-stop and lid itself, at the last moment
+            except BridgeError as err:
+                reason = str(err)
+        if reason is not None:
+            self.gpio.power_off()
+            self.last_error = f"motor power stays off ({why}): {reason}"
+            log.warning("%s: %s", self.name, self.last_error)
+            return False
+        log.info("%s: motor power on (%s)", self.name, why)
+        return True
+
+    async def _power_on_after_reset(self) -> None:
+        task = self._reset_task
+        if task is not None:
+            await asyncio.wait({task})        # its outcome is reported by _run; here only the order
+        if self.gpio is not None:
+            self._power_on("operator reset")
+
+    async def _reset_fault(self) -> None:
+        await self.table.stopper.reset_fault()
+        self.latched_fault = ""
+
+    @staticmethod
+    def _fault_name(code: int) -> str:
+        return p.FAULT_NAMES.get(code, str(code)) if code else ""
 
     async def stop(self) -> None:
         for task in list(self._tasks):
@@ -101,6 +163,8 @@ class TablePart:
                        capabilities=sorted(ident.capabilities))
         if self.gpio is not None:
             out["gpio"] = self.gpio.status()
+            out["motor_power_refusal"] = self.power_refusal()
+        out["latched_fault"] = self.latched_fault
         return out
 
     # ------------------------------------------------------------------ inputs → events
@@ -113,10 +177,10 @@ class TablePart:
         now = time.monotonic()
         if isinstance(item, LinkUp):
             self.identify = item.identify
+            self.latched_fault = self._fault_name(item.identify.fault)
             self._emit(ev.LinkRestored(now=now))
             if item.identify.fault:
-                name = p.FAULT_NAMES.get(item.identify.fault, str(item.identify.fault))
-                self._emit(ev.McuFault(code=name, detail="latched when the link came up", now=now))
+                self._emit(ev.McuFault(code=self.latched_fault, detail="latched when the link came up", now=now))
         elif isinstance(item, LinkLost):
             self._emit(ev.LinkLost(reason=item.reason, now=now))
         elif isinstance(item, McuEvent):
@@ -135,6 +199,8 @@ class TablePart:
             elif isinstance(msg, p.SeatButton):
                 self._emit(ev.Button(seat=msg.seat, action=msg.action_name, now=now))
             elif isinstance(msg, p.Fault):
+                if msg.latched:
+                    self.latched_fault = msg.fault_name
                 if msg.fault_name != "aborted" or not msg.job:
                     self._emit(ev.McuFault(code=msg.fault_name, detail=msg.describe(), now=now))
             elif isinstance(msg, p.Boot):
@@ -159,11 +225,14 @@ class TablePart:
                 self.gpio.power_off()
             return True
         if isinstance(command, cy.MotorPower):
-            if self.gpio is not None:
-                (self.gpio.power_on if command.is_on else self.gpio.power_off)()
-            return True
-        if isinstance(command, cy.ResetFault):
-            job = t.stopper.reset_fault
+            if self.gpio is None:
+                return True
+            if not command.is_on:
+                self.gpio.power_off()
+                return True
+            job = self._power_on_after_reset
+        elif isinstance(command, cy.ResetFault):
+            job = self._reset_fault
         elif isinstance(command, cy.Centre):
             job = lambda: self._centre(command.is_open)  # noqa: E731
         elif isinstance(command, cy.LiftWalls) or (self.game_motion and isinstance(command, ev.Lift)):
@@ -185,6 +254,8 @@ class TablePart:
         if job is None:
             return False
         task = asyncio.get_running_loop().create_task(self._run(command, job))
+        if isinstance(command, cy.ResetFault):
+            self._reset_task = task
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return True

@@ -108,6 +108,7 @@ class TableView:
     tiles_classified: int = 0     # face-up crops the classifier read for this view
     other_backs: dict[int, tuple[str, ...]] = field(default_factory=dict)   # wall -> per stack: "" or a colour
     occluded: frozenset[int] = frozenset()   # positions whose river was cut short by something over it
+    win_tiles: dict[int, SeenTile] = field(default_factory=dict)   # position -> the revealed tile set apart
 
     def to_json(self) -> dict:
         return {
@@ -118,6 +119,7 @@ class TableView:
             "melds": {str(k): [m.to_json() for m in v] for k, v in self.melds.items()},
             "revealed": {str(k): [t.to_json() for t in v] for k, v in self.revealed.items()},
             "flowers": {str(k): [t.to_json() for t in v] for k, v in self.flowers.items()},
+            "win_tiles": {str(k): t.to_json() for k, t in self.win_tiles.items()},
             "other_backs": [{"wall": w, "stack": i, "colour": c} for w, v in self.other_backs.items()
                             for i, c in enumerate(v, start=1) if c],
         }
@@ -179,15 +181,15 @@ class _Samples:
         return flat[start:start + n].reshape(*shape, flat.shape[-1])
 
 
-def _seg_points(lay: Layout, strip: Strip, d_offsets: Sequence[float], z: float, n: int) -> np.ndarray:
-    """Points along a strip at 1 mm steps: shape (len(d_offsets), n, 3)."""
+def _seg_points(lay: Layout, strip: Strip, d_offsets: Sequence[float], z: Sequence[float], n: int) -> np.ndarray:
+    """Points along a strip at 1 mm steps, line k at height ``z[k]``: shape (len(d_offsets), n, 3)."""
     s = np.arange(n) * STEP_MM + STEP_MM / 2
     u = strip.start_u + strip.direction * s
     out = np.empty((len(d_offsets), n, 3))
     for k, off in enumerate(d_offsets):
         d = np.full(n, strip.near_d - off)
         out[k, :, :2] = lay.to_table_array(strip.seat, u, d)
-        out[k, :, 2] = z
+        out[k, :, 2] = z[k]
     return out
 
 
@@ -279,9 +281,23 @@ class TableReader:
                    1.75,                            # near band: upright only when sideways are centred
                    L - 1.75,                        # far band: upright only
                    2 * W + t.gap_mm - 1.75]         # behind band: an added kan tile's far edge
+        # A meld's far and behind bands tell an upright tile from a sideways one (and an added kan
+        # tile) by whether a tile top reaches them. Sampled at the tops' height they work while the
+        # camera's foot point lies on the player's side of the row: what lies beyond a missing top
+        # is felt. With the foot point beyond the row (towards the centre) a ray past a sideways
+        # tile's far edge runs down into that tile's far wall, so there the bands are sampled on the
+        # felt itself: felt where no tile lies, the tile's body where one does.
+        self._far_on_felt = [strip.kind == "melds" and self._nadir_d(strip.seat) < strip.near_d - W
+                             for strip in self._strips]
+        # Gaps between melds (and the winning tile set apart) on the mid lines: with the camera off to
+        # one side a gap shows the next tile's side wall instead of felt. With the foot point beyond
+        # the row's far edge, rays past the near band leave the row over the player's edge: felt.
+        self._gap_on_near = [strip.kind in ("melds", "reveal") and self._nadir_d(strip.seat) < strip.near_d - L
+                             for strip in self._strips]
         if self._strips:   # all strips padded to one length, so each frame's measures are a few array ops
-            s.add("strips", np.stack([_seg_points(self.layout, strip, offsets, self.T, n_max)
-                                      for strip in self._strips]))
+            s.add("strips", np.stack([
+                _seg_points(self.layout, strip, offsets, [self.T] * 4 + [0.0 if on_felt else self.T] * 2, n_max)
+                for strip, on_felt in zip(self._strips, self._far_on_felt, strict=True)]))
         self._samples = s
         self._map_x, self._map_y = s.build(self.camera)
         self._meld_used: dict[int, list[int]] = {}
@@ -385,9 +401,7 @@ class TableReader:
             elif strip.kind == "melds":
                 melds[strip.seat] = self._melds(strip.seat, parsed, tiles)
             elif strip.kind == "reveal":
-                faces = tuple(t for t in tiles if t.tile not in ("back", "none"))
-                if faces:
-                    revealed[strip.seat] = faces
+                pass   # below, once the melds that may share the strip are known
             else:
                 # only flowers and seasons count here (an added kan tile may reach into the strip)
                 faces = tuple(t for t in tiles if t.tile.endswith("f"))
@@ -395,24 +409,37 @@ class TableReader:
                     flowers[strip.seat] = faces
         for seat in range(self.profile.positions):
             rivers.setdefault(seat, [])
-        # melds and the revealed hand may share the player's strip: the hand is what lies left of the melds
+        win_tiles: dict[int, SeenTile] = {}
         for strip, parsed, idx in zip(self._strips, strips, strip_jobs, strict=True):
-            if strip.kind != "reveal" or not melds.get(strip.seat):
-                continue
-            right, _ = self.layout.seat_axes(strip.seat)
-            meld_rects = self._meld_rects(strip.seat, strips)
-            meld_u = [float(np.asarray(meld_rects[i][0].centre) @ right) for i in self._meld_used.get(strip.seat, ())]
-            if not meld_u:
-                continue
-            limit = min(meld_u) - self.profile.tile.length_mm / 2
-            keep = [seen[j] for (r, *_), j in zip(parsed["rects"], idx, strict=True)
-                    if float(np.asarray(r.centre) @ right) < limit and seen[j].tile not in ("back", "none")]
-            if keep:
-                revealed[strip.seat] = tuple(keep)
-            else:
-                revealed.pop(strip.seat, None)
+            if strip.kind == "reveal":
+                self._revealed_row(strip, parsed, idx, seen, strips, revealed, win_tiles)
         return TableView(walls, indicators, {k: tuple(v) for k, v in rivers.items()}, melds, revealed, flowers,
-                         now, len(todo), backs, frozenset(occluded))
+                         now, len(todo), backs, frozenset(occluded), win_tiles)
+
+    def _revealed_row(self, strip: Strip, parsed: dict, idx: list[int], seen: list[SeenTile], strips: list[dict],
+                      revealed: dict, win_tiles: dict) -> None:
+        """The face-up tiles of a revealed hand, and the winning tile when the last one lies set apart.
+
+        Melds and the revealed hand may share the player's strip: the hand is what lies left of the
+        melds. A winner sets the winning tile apart at the right end: a group of one tile after a gap.
+        """
+        right, _ = self.layout.seat_axes(strip.seat)
+        limit = np.inf
+        if self._meld_used.get(strip.seat):
+            meld_rects = self._meld_rects(strip.seat, strips)
+            limit = min(float(np.asarray(meld_rects[i][0].centre) @ right)
+                        for i in self._meld_used[strip.seat]) - self.profile.tile.length_mm / 2
+        rects = parsed["rects"]
+        keep = {i for i, (r, *_) in enumerate(rects)
+                if float(np.asarray(r.centre) @ right) < limit and seen[idx[i]].tile not in ("back", "none")}
+        if not keep:
+            return
+        order = sorted(keep)
+        revealed[strip.seat] = tuple(seen[idx[i]] for i in order)
+        groups = [[i for i in g if i in keep] for g in parsed["groups"]]
+        groups = [g for g in groups if g]
+        if len(groups) >= 2 and len(groups[-1]) == 1 and groups[-1][0] == order[-1]:
+            win_tiles[strip.seat] = seen[idx[order[-1]]]
 
     def _read_walls(self, flat: np.ndarray, raw: np.ndarray, jobs: list) -> tuple[dict, list, dict]:
         walls: dict[int, list[int]] = {w: [0] * self.profile.wall.stacks for w in self.layout.wall_positions}
@@ -478,10 +505,13 @@ class TableReader:
                                  np.cumsum(lines[:, 3:], axis=2)], axis=2)          # (strips, 3, n+1, 2)
         ivory = band_c[..., 1].tolist()
         filled = band_c[..., 0].tolist()
-        return [self._parse_strip(k, occ[k, :self._strip_len[k]], occ_c[k], face_c[k], ivory[k], filled[k])
+        near = lines[:, 3, :, 0].astype(bool)
+        return [self._parse_strip(k, occ[k, :self._strip_len[k]], occ_c[k], face_c[k], ivory[k], filled[k],
+                                  near[k, :self._strip_len[k]] if self._gap_on_near[k] else None)
                 for k in range(len(self._strips))]
 
-    def _parse_strip(self, k: int, occ: np.ndarray, occ_c: list, face_c: list, ivory: list, filled: list) -> dict:
+    def _parse_strip(self, k: int, occ: np.ndarray, occ_c: list, face_c: list, ivory: list, filled: list,
+                     gap_occ: np.ndarray | None = None) -> dict:
         """Tiles along strip ``k``: ``rects`` [(rect, is_sideways, is_face_up, is_lying)], ``groups`` (runs of touching
         tiles, as index lists into rects) and ``added`` (rect index of a called tile -> its added-kan tile)."""
         strip = self._strips[k]
@@ -501,17 +531,19 @@ class TableReader:
         nadir_near = self._nadir_side(strip) > 0
         w_px = int(W / STEP_MM)
         current: list[int] = []
+        if gap_occ is None:
+            gap_occ = occ
 
         def tile_at(p: int) -> bool:
             return p + w_px <= n and frac(occ_c, p + 3, p + w_px - 3) > 0.6
 
         def next_start(p: int) -> int | None:
             """The first tile start after felt at or past ``p`` (a meld or hand begins)."""
-            free = np.flatnonzero(~occ[p:])
+            free = np.flatnonzero(~gap_occ[p:])
             if len(free) == 0:
                 return None
             q = p + int(free[0])
-            nxt = np.flatnonzero(occ[q:])
+            nxt = np.flatnonzero(gap_occ[q:])
             if len(nxt) == 0:
                 return None
             q += int(nxt[0])
@@ -540,6 +572,10 @@ class TableReader:
             is_side = has_added = False
             # a face-up top shows ivory between the glyph strokes; a face-down one only the back colour
             face_up = frac(face_c, pos + 3, pos + 20) > 0.45
+            if not face_up and strip.kind == "river":
+                # a busy face (many dots or bamboos) leaves little ivory on the mid lines; an upright
+                # tile's face still shows its ivory border near both ends (a hand over the row shows none)
+                face_up = frac(ivory[0], a, b) + frac(ivory[1], a, b) > 1.0
             if strip.kind == "river" and not face_up:
                 is_occluded = True
                 break   # a river holds face-up tiles only: a hand or an arm over the row ends the reading here
@@ -552,7 +588,10 @@ class TableReader:
                     # the far band: an upright tile's face reaches it, a sideways one's does not (its
                     # side wall may show there, but that is not the ivory face)
                     has_added = frac(filled[2], a, b) > 0.6   # glyphs may reach the edge: any tile there
-                    is_side = has_added or frac(ivory[1], a, b) < 0.3
+                    if self._far_on_felt[k]:
+                        is_side = has_added or frac(filled[1], a, b) < 0.4
+                    else:
+                        is_side = has_added or frac(ivory[1], a, b) < 0.3
             # lying flat (not a standing hand tile): something fills the far band, as no standing tile does
             is_lying = is_side or frac(filled[1], a, b) > 0.5
             current.append(len(rects))
@@ -564,7 +603,7 @@ class TableReader:
             pos_mm += (L if is_side else W) + gap
             if strip.kind != "river":
                 pos = int(round(pos_mm / STEP_MM))
-                window = ~occ[pos:pos + 10]
+                window = ~gap_occ[pos:pos + 10]
                 if len(window) >= 2 and bool((window[:-1] & window[1:]).any()):   # felt between: a gap
                     groups.append(current)
                     current = []
@@ -590,6 +629,11 @@ class TableReader:
             if strip.kind == "melds" and strip.seat == seat:
                 return parsed["rects"]
         return []
+
+    def _nadir_d(self, seat: int) -> float:
+        """The camera's foot point as a distance from the centre towards ``seat``."""
+        _, forward = self.layout.seat_axes(seat)
+        return float(-(self._nadir @ forward))
 
     def _nadir_side(self, strip: Strip) -> float:
         """> 0 when the camera's foot point lies on the strip's near (player) side."""

@@ -9,11 +9,13 @@ so a 2 % per-frame misread or loss does not reach the game. It emits the events 
   ``is_tsumogiri`` stays False: a camera above the table cannot tell it);
 - ``DiscardRemoved`` when a committed river tile vanishes without a meld taking it, or is
   re-read as another tile (``replaced_by``);
-- ``IndicatorRevealed`` for a face-up tile on a wall slot;
+- ``IndicatorRevealed`` for a face-up tile on a wall slot, again when it changes, with ``is_ura``
+  once a hand has been revealed (the dora indicator lifted aside and the tile under it turned);
 - ``WallStackTaken`` for each tile a wall slot loses; ``WallBack`` for a slot whose back is not
   the colour of the rest of the walls (a tile of the table's other set);
 - ``Meld`` for each new meld (and for a pon that becomes an added kan);
-- ``HandRevealed`` when a seat lays its hand face up; ``FlowerSetAside`` for each flower.
+- ``HandRevealed`` when a seat lays its hand face up, with ``win_tile`` when the last tile lies
+  set apart from the row (a winner's winning tile); ``FlowerSetAside`` for each flower.
 
 Seats: views are in table positions; events are in game seats, counted counter-clockwise from
 ``first_dealer_position`` (the position where the first dealer sits). Walls are raised anew for
@@ -125,10 +127,10 @@ class TableTracker:
         events: list[Event] = []
         self._walls(events, now)
         self._other_backs(events, now)
-        self._indicators(events, now)
         new_melds = self._melds(events, now)
         self._rivers(events, now, new_melds)
         self._revealed(events, now)
+        self._indicators(events, now)     # after the melds (a kan's indicator) and the reveals (ura)
         self._flowers(events, now)
         return events
 
@@ -180,9 +182,14 @@ class TableTracker:
                 seen = [self._tile(i.tile) for i in v.indicators if (i.wall, i.stack) == slot]
                 votes.append(seen[0] if seen else None)
             best = self._majority([t for t in votes if t not in (None, "none")])
-            if best is not None and slot not in self._c.indicators:
-                self._c.indicators[slot] = str(best)
-                events.append(IndicatorRevealed(wall=self.seat(slot[0]), stack=slot[1], tile=str(best), now=now))
+            if best is None or self._c.indicators.get(slot) == best:
+                continue
+            # a tile turned after a hand was revealed is an ura indicator (the dora indicator lifted
+            # aside, the tile under it turned); a change during play is reported too (the game
+            # alerts on an indicator that changes after it was read)
+            self._c.indicators[slot] = str(best)
+            events.append(IndicatorRevealed(wall=self.seat(slot[0]), stack=slot[1], tile=str(best),
+                                            is_ura=bool(self._c.revealed), now=now))
 
     def _melds(self, events: list[Event], now: float) -> dict[int, list[str]]:
         """New melds per position; returns the called tiles taken per source position."""
@@ -255,9 +262,16 @@ class TableTracker:
     def _revealed(self, events: list[Event], now: float) -> None:
         positions = set().union(*(v.revealed.keys() for v in self._views))
         for p in positions:
-            rows = [tuple(self._tile(t) for t in v.revealed.get(p, ())) for v in self._views]
-            best = self._majority([r for r in rows if r])
-            if best is None or any(t in _UNSURE for t in best) or p in self._c.revealed:
+            rows = []
+            for v in self._views:
+                tiles = tuple(self._tile(t) for t in v.revealed.get(p, ()))
+                win = v.win_tiles.get(p)
+                rows.append((tiles, self._tile(win) if win is not None else None))
+            voted = self._majority([r for r in rows if r[0]])
+            if voted is None or p in self._c.revealed:
+                continue
+            best, win_tile = voted
+            if any(t in _UNSURE for t in best) or win_tile in _UNSURE:
                 continue
             # a whole hand: 13 or 14 tiles less three per meld (a hand laid down halfway, or half
             # hidden by an arm, waits)
@@ -265,7 +279,7 @@ class TableTracker:
             if len(best) not in (13 - 3 * melds, 14 - 3 * melds):
                 continue
             self._c.revealed[p] = best
-            events.append(HandRevealed(seat=self.seat(p), tiles=tuple(best), now=now))
+            events.append(HandRevealed(seat=self.seat(p), tiles=tuple(best), win_tile=win_tile, now=now))
 
     def _flowers(self, events: list[Event], now: float) -> None:
         positions = set().union(*(v.flowers.keys() for v in self._views))

@@ -37,6 +37,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                     help="arm a fault for the next matching motion (repeatable), e.g. lift_stall")
     ap.add_argument("--stats-file", help="write execution counts (job -> times executed) here on exit")
     ap.add_argument("--log", help="log file (JSON lines); default stderr with -v")
+    ap.add_argument("--parent-pid", type=int, default=None,
+                    help="end when this process (the one that started the simulator) dies")
     ap.add_argument("-v", "--verbose", action="store_true")
     return ap
 
@@ -55,7 +57,7 @@ def main(command: str = "sim-mcu", argv: list[str] | None = None) -> int:
                           "deadman_ms": args.deadman_ms},
                          link=args.link, control=args.control, rx_rates=rates,
                          tx_rates=LineFaultRates(**vars(rates)), seed=args.seed,
-                         stats_path=args.stats_file)
+                         stats_path=args.stats_file, parent_pid=args.parent_pid)
         for name in args.fault:
             sim.mcu.arm_fault(name)
     except (ValueError, OSError) as err:

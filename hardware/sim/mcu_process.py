@@ -7,19 +7,31 @@ embedded default::
         link = Link(sim.port)          # a stable symlink to the pty
         sim.control("inject", fault="lift_stall")
         sim.state()["motors_running"]
+
+The simulator ends by itself when the process that started it dies (``--parent-pid``, checked
+every 100 ms), so a daemon killed with ``kill -9`` leaves no simulator behind. The other way
+round, a simulator that ends while it is still wanted (killed by someone, crashed) is started
+again on the same port link within about half a second (``respawn``, at most
+``RESPAWN_MAX`` times a minute); to the host that is a replugged, rebooted MCU, which the link
+rides out by reconnecting and identifying again. ``restart()`` does the same on demand.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import select
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+
+log = logging.getLogger(__name__)
+RESPAWN_MAX = 5          # restarts per minute before the watchdog gives up (a simulator that cannot run)
 
 
 class SimMcuError(RuntimeError):
@@ -29,7 +41,8 @@ class SimMcuError(RuntimeError):
 class SimMcuProcess:
     """A running simulator: ``port`` (stable symlink), ``control(cmd, **args)``, ``state()``, ``stop()``."""
 
-    def __init__(self, proc: subprocess.Popen, info: dict[str, object], workdir: Path) -> None:
+    def __init__(self, proc: subprocess.Popen, info: dict[str, object], workdir: Path,
+                 args: tuple[float, list[str], float] = (0.01, [], 15.0), *, respawn: bool = False) -> None:
         self.proc = proc
         self.info = info
         self.workdir = workdir
@@ -39,33 +52,99 @@ class SimMcuProcess:
         self.log_path = workdir / "sim-mcu.log"
         self._sock: socket.socket | None = None
         self._buf = b""
+        self._lock = threading.Lock()        # control() from several threads: one request at a time
+        self._args = args
+        self.restarts = 0
+        self._life = threading.Lock()        # restart and stop, one at a time
+        self._stopping = threading.Event()
+        self._respawns: list[float] = []
+        if respawn:
+            threading.Thread(target=self._watchdog, name=f"sim-mcu-watchdog-{proc.pid}", daemon=True).start()
 
     @classmethod
     def start(cls, workdir: str | os.PathLike, *, time_scale: float = 0.01, extra: list[str] | None = None,
-              timeout_s: float = 15.0) -> SimMcuProcess:
-        """Start ``python -m hardware.sim.cli`` with its port link and control socket in ``workdir``."""
+              timeout_s: float = 15.0, respawn: bool = True) -> SimMcuProcess:
+        """Start ``python -m hardware.sim.cli`` with its port link and control socket in ``workdir``.
+
+        ``respawn``: start it again should it end before ``stop()`` (see the module docstring).
+        """
         wd = Path(workdir)
+        proc, info = cls._spawn(wd, time_scale, list(extra or []), timeout_s)
+        return cls(proc, info, wd, (time_scale, list(extra or []), timeout_s), respawn=respawn)
+
+    @staticmethod
+    def _spawn(wd: Path, time_scale: float, extra: list[str], timeout_s: float
+               ) -> tuple[subprocess.Popen, dict[str, object]]:
         wd.mkdir(parents=True, exist_ok=True)
         args = [sys.executable, "-m", "hardware.sim.cli", "--link", str(wd / "ttyTABLE"),
                 "--control", str(wd / "sim.sock"), "--time-scale", str(time_scale),
                 "--stats-file", str(wd / "sim-stats.json"), "--log", str(wd / "sim-mcu.log"),
-                *(extra or [])]
+                "--parent-pid", str(os.getpid()), *extra]
         root = Path(__file__).resolve().parents[2]
         env = dict(os.environ)
         env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
-        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=root)
+        # stderr to a file: a pipe nobody reads would block the simulator once it filled up
+        with open(wd / "sim-stderr.log", "ab") as err_file:
+            proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=err_file, env=env, cwd=root)
         assert proc.stdout is not None
         ready, _, _ = select.select([proc.stdout], [], [], timeout_s)
         line = proc.stdout.readline() if ready else b""
         if not line:
             proc.kill()
-            err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-            raise SimMcuError(f"sim-mcu did not announce its port within {timeout_s} s: {err.strip()}")
-        return cls(proc, json.loads(line), wd)
+            proc.wait()
+            proc.stdout.close()
+            err = (wd / "sim-stderr.log").read_text(errors="replace").strip().splitlines()[-5:]
+            raise SimMcuError(f"sim-mcu did not announce its port within {timeout_s} s: {' | '.join(err)}")
+        return proc, json.loads(line)
+
+    @property
+    def is_alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def restart(self) -> None:
+        """Start a fresh simulator on the same link path (after it died: a replugged, rebooted MCU)."""
+        with self._life:
+            self._restart()
+
+    def _restart(self) -> None:
+        self._end_process()
+        time_scale, extra, timeout_s = self._args
+        self.proc, self.info = self._spawn(self.workdir, time_scale, extra, timeout_s)
+        self.port = str(self.info["link"] or self.info["port"])
+        self.control_path = str(self.info["control"])
+        self.restarts += 1
+
+    def _watchdog(self) -> None:
+        while not self._stopping.wait(0.25):
+            with self._life:
+                if self._stopping.is_set() or self.proc.poll() is None:
+                    continue
+                now = time.monotonic()
+                self._respawns = [t for t in self._respawns if now - t < 60.0]
+                if len(self._respawns) >= RESPAWN_MAX:
+                    log.error("sim-mcu: ended %d times within a minute; not starting it again", RESPAWN_MAX)
+                    return
+                self._respawns.append(now)
+                log.error("sim-mcu: pid %d ended (status %s) while in use; starting it again",
+                          self.proc.pid, self.proc.returncode)
+                try:
+                    self._restart()
+                except (SimMcuError, OSError) as err:
+                    log.error("sim-mcu: cannot start it again: %s", err)
 
     # ------------------------------------------------------------------ control socket
     def control(self, cmd: str, **args: object) -> dict[str, object]:
-        """Send one control request, return the reply; ``SimMcuError`` if it says not ok."""
+        """Send one control request, return the reply; ``SimMcuError`` if it says not ok. Thread-safe."""
+        with self._lock:
+            try:
+                return self._control(cmd, **args)
+            except OSError as err:        # timed out or the simulator went away: start clean next time
+                if self._sock is not None:
+                    self._sock.close()
+                self._sock, self._buf = None, b""
+                raise SimMcuError(f"sim-mcu control {cmd!r}: {err}") from err
+
+    def _control(self, cmd: str, **args: object) -> dict[str, object]:
         if self._sock is None:
             self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             self._sock.settimeout(10.0)
@@ -97,10 +176,17 @@ class SimMcuProcess:
             time.sleep(interval_s)
 
     def stop(self) -> dict[str, object]:
-        """Stop the process (SIGTERM); returns the stats it wrote (execution counts per job)."""
-        if self._sock is not None:
-            self._sock.close()
-            self._sock = None
+        """Stop the process (SIGTERM) for good; returns the stats it wrote (execution counts per job)."""
+        self._stopping.set()
+        with self._life:
+            return self._end_process()
+
+    def _end_process(self) -> dict[str, object]:
+        with self._lock:
+            if self._sock is not None:
+                self._sock.close()
+                self._sock = None
+            self._buf = b""
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:

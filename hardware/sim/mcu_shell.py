@@ -24,6 +24,8 @@ from firmware_bridge import protocol as p
 from hardware.sim.mcu import OUT_BUFFER_MAX, SimMcu
 from hardware.sim.mcu_faults import ByteFaults, LineFaultRates
 
+log = logging.getLogger("hardware.sim.shell")
+
 
 class PtyPort:
     """The master side of a pty; the slave path (and an optional stable symlink) for the host."""
@@ -66,8 +68,10 @@ class SimProcess:
 
     def __init__(self, mcu_args: dict[str, object], *, link: str | None, control: str | None,
                  rx_rates: LineFaultRates, tx_rates: LineFaultRates, seed: int,
-                 stats_path: str | None = None) -> None:
+                 stats_path: str | None = None, parent_pid: int | None = None) -> None:
         self.port = PtyPort(link)
+        self.parent_pid = parent_pid
+        self._parent_check_at = 0.0
         self.rx_faults = ByteFaults(rx_rates, seed + 1)
         self.tx_faults = ByteFaults(tx_rates, seed + 2)
         self._out = bytearray()
@@ -151,13 +155,56 @@ class SimProcess:
                 if self.control else None, "pid": os.getpid(), "boot_id": self.mcu.state.boot_id}
         print(json.dumps(info), flush=True)
 
+    def parent_gone(self, now: float) -> bool:
+        """True once the process that started us died (``--parent-pid``): then we end too.
+
+        Checked every 100 ms in the loop: ``getppid()`` changes when the parent dies (we are
+        re-parented to init or a subreaper), whichever thread of the parent started us. (Linux's
+        ``PR_SET_PDEATHSIG`` fires when the *thread* that forked exits, e.g. an asyncio
+        ``to_thread`` worker, so it is not used.)
+        """
+        if self.parent_pid is None or now < self._parent_check_at:
+            return False
+        self._parent_check_at = now + 0.1
+        return os.getppid() != self.parent_pid
+
+    def _read_port(self) -> None:
+        """Take every byte the host has written so far (a UART's receive interrupt never waits).
+
+        Runs before ``mcu.poll`` in each turn of the loop, so a simulator that was not scheduled
+        for a while (a loaded machine) sees the host's frames before it judges the deadman.
+        """
+        while self.port.is_open:
+            try:
+                data = os.read(self.port.master, 4096)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as err:
+                if err.errno == errno.EIO:      # no slave open right now: nothing to read
+                    return
+                raise
+            if not data:
+                return
+            self._receive(data)
+
     def run(self) -> None:
+        readable: list = []
+        writable: list = []
         while self.running:
             now = time.monotonic()
+            if self.parent_gone(now):
+                self.mcu._note("parent_gone", parent_pid=self.parent_pid)
+                break
             if self.replug_at is not None and now >= self.replug_at:
                 self.replug_at = None
                 self.port.open()
                 self.mcu._note("replugged", port=self.port.path)
+            if self.port.is_open and self.port.master in writable:
+                self._flush()
+            self._read_port()
+            for fd in readable:
+                if self.control and fd != self.port.master:
+                    self.control.handle(fd)
             while self._delayed and self._delayed[0][0] <= now:
                 _, _, data, direction = heapq.heappop(self._delayed)
                 self._queue_out(data) if direction == "tx" else self._feed(data)
@@ -173,22 +220,7 @@ class SimProcess:
             try:
                 readable, writable, _ = select.select(rlist, wlist, [], timeout)
             except InterruptedError:
-                continue
-            if self.port.is_open and self.port.master in writable:
-                self._flush()
-            for fd in readable:
-                if fd == self.port.master:
-                    try:
-                        data = os.read(self.port.master, 4096)
-                    except BlockingIOError:
-                        continue
-                    except OSError as err:
-                        if err.errno == errno.EIO:
-                            continue
-                        raise
-                    self._receive(data)
-                elif self.control:
-                    self.control.handle(fd)
+                readable, writable = [], []
 
     def write_stats(self) -> None:
         if not self.stats_path:
@@ -233,8 +265,10 @@ class ControlServer:
                 conn, _ = self.sock.accept()
             except BlockingIOError:
                 return
-            conn.setblocking(True)
+            conn.settimeout(2.0)         # a client that stops reading is dropped, never waited on
             self.clients[conn.fileno()] = (conn, bytearray())
+            return
+        if fd not in self.clients:
             return
         conn, buf = self.clients[fd]
         try:
@@ -242,8 +276,7 @@ class ControlServer:
         except OSError:
             data = b""
         if not data:
-            del self.clients[fd]
-            conn.close()
+            self._drop(fd)
             return
         buf += data
         while b"\n" in buf:
@@ -253,7 +286,19 @@ class ControlServer:
                 reply = self.execute(json.loads(line))
             except (ValueError, KeyError, TypeError) as err:
                 reply = {"ok": False, "error": str(err)}
-            conn.sendall(json.dumps(reply).encode() + b"\n")
+            except Exception as err:    # a test hook must never take the simulated MCU down
+                log.exception("control: %s failed", line[:200])
+                reply = {"ok": False, "error": f"{type(err).__name__}: {err}"}
+            try:
+                conn.sendall(json.dumps(reply).encode() + b"\n")
+            except OSError:             # the client went away: forget it, the MCU runs on
+                self._drop(fd)
+                return
+
+    def _drop(self, fd: int) -> None:
+        conn, _ = self.clients.pop(fd, (None, None))
+        if conn is not None:
+            conn.close()
 
     def execute(self, req: dict[str, object]) -> dict[str, object]:
         sim, mcu = self.sim, self.sim.mcu

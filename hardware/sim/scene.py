@@ -32,6 +32,7 @@ FELT_BGR = (58, 112, 34)
 FRAME_SIZE = (1280, 720)
 _TEX_PX_MM = 2.0           # felt texture resolution
 _FACE_PX = (52, 68)        # tile face texture size (2 px/mm)
+WIN_GAP_MM = 15.0          # how far a winner sets the winning tile apart from the revealed row
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,9 @@ class TableState:
     from the right end leftwards; ``standing``: seat -> concealed tiles standing (backs to the
     camera); ``revealed``: seat -> tiles laid face up; ``flowers``: seat -> tiles set aside;
     ``hands_over``: table (x, y) mm where a player's hand hovers; ``other_backs``: (wall, stack) ->
-    the back colour of a slot whose tiles come from the other set (a fault to catch).
+    the back colour of a slot whose tiles come from the other set (a fault to catch);
+    ``win_apart``: seats whose last revealed tile (the winning tile) lies set apart, ``WIN_GAP_MM``
+    right of the rest of the row.
     """
 
     walls: dict[int, list[int]] = field(default_factory=dict)
@@ -67,6 +70,7 @@ class TableState:
     hands_over: tuple[tuple[float, float], ...] = ()
     back_colour: str = "blue"
     other_backs: dict[tuple[int, int], str] = field(default_factory=dict)
+    win_apart: set[int] = field(default_factory=set)
 
     @classmethod
     def full_walls(cls, layout: Layout, **kw) -> TableState:
@@ -78,7 +82,7 @@ class TableState:
                           {k: list(v) for k, v in self.rivers.items()}, {k: list(v) for k, v in self.melds.items()},
                           dict(self.standing), {k: list(v) for k, v in self.revealed.items()},
                           {k: list(v) for k, v in self.flowers.items()}, tuple(self.hands_over), self.back_colour,
-                          dict(self.other_backs))
+                          dict(self.other_backs), set(self.win_apart))
 
 
 @dataclass(frozen=True)
@@ -200,7 +204,8 @@ class SceneRenderer:
                         out.append(self._tile_boxes(rb, meld.added, z0=0.0, back=back))
                 pos += total + self.profile.meld_gap_mm
         for seat, tiles in state.revealed.items():
-            rects = lay.lay_row(lay.reveal_strip(seat), [False] * len(tiles))
+            apart = frozenset({len(tiles) - 2}) if seat in state.win_apart and len(tiles) > 1 else frozenset()
+            rects = lay.lay_row(lay.reveal_strip(seat), [False] * len(tiles), gaps_after=apart, gap_mm=WIN_GAP_MM)
             out += [self._tile_boxes(rc, tile, z0=0.0, back=back) for rc, tile in zip(rects, tiles, strict=True)]
         for seat, tiles in state.flowers.items():
             rects = lay.lay_row(lay.flower_strip(seat), [False] * len(tiles))

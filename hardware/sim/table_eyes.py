@@ -205,6 +205,14 @@ class ViewTracker:
 
     def update(self, view: TableView, now: float = 0.0) -> list[ev.Event]:
         view, self.is_settled = settled(view)
+        if not self.is_settled and self.prev is not None:
+            # a meld still unread may be what took a river's last tile: that river waits with it
+            rivers = dict(view.rivers)
+            for seat, river in view.rivers.items():
+                if len(river) < len(self.prev.rivers.get(seat, ())):
+                    rivers[seat] = self.prev.rivers[seat]
+            view = TableView(view.walls, view.indicators, rivers, view.melds, view.revealed, view.flowers,
+                             view.now, view.tiles_classified)
         prev, self.prev = self.prev, view
         if prev is None or self._is_new_hand(prev, view):
             self.declared = set()

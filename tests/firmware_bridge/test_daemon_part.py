@@ -197,3 +197,144 @@ def test_lamps_and_displays(mock_factory, sim_mcu):
     assert lamp == 1
     assert status["link"] == "up" and status["model"] == "JT-SIM-4" and status["gpio"]["lamps"][2]
     assert sim_mcu.state()["displays"] == {"0": "25000", "1": "RIICHI ??", "2": "26000", "3": "25000"}
+
+
+# --------------------------------------------------------------------------- motor-power relay
+
+ESTOP, LID, RELAY = 17, 27, 23
+
+
+async def _poll(predicate, timeout_s: float = 15.0) -> None:
+    """For what posts no event (the relay pin): look again every 10 ms."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while not predicate():
+        assert asyncio.get_running_loop().time() < deadline, "condition not met"
+        await asyncio.sleep(0.01)
+
+
+def _latch_deadman(sim) -> None:
+    """A host says hello and dies: the MCU's deadman latches (the state a crashed daemon leaves)."""
+    import serial
+
+    from firmware_bridge import protocol as p
+    with serial.Serial(sim.port, timeout=0.1) as ser:
+        ser.write(b"\x00" + p.encode(p.Hello(session=99), 1))
+        ser.read(64)
+    sim.wait_for(lambda st: st["fault"] == "deadman", timeout_s=10)
+
+
+def test_boot_switches_motor_power_on_only_when_everything_allows(mock_factory, sim_mcu):
+    async def boot(lid_open: bool = False, estop: bool = False):
+        gpio = TableGpio(load_pinmap())
+        if lid_open:
+            mock_factory.pin(LID).drive_high()
+        if estop:
+            mock_factory.pin(ESTOP).drive_high()
+        part = TablePart(sim_mcu.port, gpio=gpio)
+        d = MiniDaemon(part)
+        await d.start()
+        try:
+            return mock_factory.pin(RELAY).state, part.status()
+        finally:
+            await part.stop()
+
+    relay, status = run(boot())
+    assert relay == 1 and status["motor_power_refusal"] is None and status["gpio"]["motor_power"]
+    relay, status = run(boot(lid_open=True))
+    assert relay == 0 and status["motor_power_refusal"] == "lid open"
+    assert status["last_error"] == "motor power stays off (boot): lid open"
+    relay, status = run(boot(estop=True))
+    assert relay == 0 and status["motor_power_refusal"] == "e-stop pressed"
+
+
+def test_a_latched_fault_at_boot_keeps_the_power_off_until_the_operator_reset(mock_factory, sim_mcu):
+    _latch_deadman(sim_mcu)
+
+    async def go():
+        gpio = TableGpio(load_pinmap())
+        d = MiniDaemon(TablePart(sim_mcu.port, gpio=gpio))
+        await d.start()
+        try:
+            # the identify says "deadman latched"; then the MCU re-sends its fault event, parked while
+            # no host listened (PROTOCOL.md §4): both reach the cycle before the operator acts
+            await d.until(lambda: len([e for e in d.events if isinstance(e, ev.McuFault)]) == 2)
+            at_boot = mock_factory.pin(RELAY).state, d.part.power_refusal(), d.state.reason
+            d.accept(ev.Reset(reason="operator"))
+            await _poll(lambda: mock_factory.pin(RELAY).state == 1)
+            return at_boot, d.state.state, [type(e).__name__ for e in d.events]
+        finally:
+            await d.part.stop()
+
+    (relay, refusal, reason), after, kinds = run(go())
+    assert relay == 0 and refusal == "MCU fault deadman latched"
+    assert reason == "MCU fault deadman: latched when the link came up"
+    assert kinds == ["LinkRestored", "McuFault", "McuFault", "Reset"] and after == "idle"
+    assert sim_mcu.state()["fault"] == ""           # the reset went to the MCU before the power came on
+
+
+def test_estop_drops_the_power_and_it_stays_off_until_the_reset(mock_factory, sim_mcu):
+    async def go():
+        gpio = TableGpio(load_pinmap())
+        d = MiniDaemon(TablePart(sim_mcu.port, gpio=gpio))
+        await d.start()
+        try:
+            on_at_boot = mock_factory.pin(RELAY).state
+            mock_factory.pin(ESTOP).drive_high()
+            dropped = mock_factory.pin(RELAY).state          # at once, in the pin's own callback
+            await d.until(lambda: d.state.state == "halted")
+            mock_factory.pin(ESTOP).drive_low()              # released: the power stays off
+            await asyncio.sleep(0.3)
+            still_off = mock_factory.pin(RELAY).state
+            d.accept(ev.Reset(reason="operator"))
+            await _poll(lambda: mock_factory.pin(RELAY).state == 1)
+            return on_at_boot, dropped, still_off
+        finally:
+            await d.part.stop()
+
+    assert run(go()) == (1, 0, 0)
+
+
+def test_rejected_and_timed_out_commands_and_rail_buttons_are_posted(sim_mcu):
+    async def go():
+        part = TablePart(sim_mcu.port, timeouts_s={"shuffle": 0.05})
+        d = MiniDaemon(part)
+        await d.start()
+        try:
+            sim_mcu.control("lid", open=True)                # the MCU's own lid sensor refuses motion
+            part.handle(C.LiftWalls())
+            await d.until(lambda: any(isinstance(e, ev.McuFault) for e in d.events))
+            sim_mcu.control("lid", open=False)
+            part.handle(C.ShuffleSet(tile_set=1))             # 0.6 s at this time scale: over 0.05 s
+            await d.until(lambda: len([e for e in d.events if isinstance(e, ev.McuFault)]) == 2)
+            sim_mcu.control("press", seat=3, action="ron")
+            await d.until(lambda: any(isinstance(e, ev.Button) for e in d.events))
+            return [e for e in d.events if isinstance(e, ev.McuFault | ev.Button)]
+        finally:
+            await part.stop()
+
+    rejected, timeout, button = run(go())
+    assert rejected.code == "rejected" and "lid" in rejected.detail
+    assert timeout.code == "timeout" and "not finished after 0.05 s" in timeout.detail
+    assert (button.seat, button.action) == (3, "ron")
+
+
+def test_a_dead_embedded_simulator_is_restarted_and_the_link_comes_back(tmp_path):
+    import os
+    import signal
+
+    async def go():
+        part = TablePart.with_simulator(workdir=str(tmp_path / "sim"), time_scale=0.01, reopen_s=0.05)
+        d = MiniDaemon(part)
+        await d.start()
+        try:
+            first = part.sim.proc.pid
+            os.kill(first, signal.SIGKILL)
+            await d.until(lambda: any(isinstance(e, ev.LinkLost) for e in d.events))
+            await d.until(lambda: len([e for e in d.events if isinstance(e, ev.LinkRestored)]) == 2)
+            await part.table.display.show(0, "again")
+            return first, part.sim.proc.pid, part.sim.restarts, part.sim.state()["displays"]
+        finally:
+            await part.stop()
+
+    first, now, restarts, displays = run(go())
+    assert now != first and restarts == 1 and displays == {"0": "again"}

@@ -30,22 +30,30 @@ def injected(name: str, injects: tuple[str, ...]) -> list[dict]:
     return [f for h in script.hands for f in h.faults]
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_injected_faults_are_caught_with_seat_and_tile(case, tmp_path):
-    name, injects = CASES[case]
-    want = injected(name, injects)
-    assert sorted(f["rule"] for f in want) == sorted(i.split("@")[0] for i in injects)
-    demo = Demo(_sample(name), tmp_path, injects=injects).ready()
+def test_injected_faults_are_caught_with_seat_and_tile(tmp_path):
+    """Every case side by side (one demo each); each fault must be named by the daemon."""
+    wanted = {case: injected(name, injects) for case, (name, injects) in CASES.items()}
+    for case, (_name, injects) in CASES.items():
+        assert sorted(f["rule"] for f in wanted[case]) == sorted(i.split("@")[0] for i in injects), case
+    demos = {case: Demo(_sample(name), tmp_path / case, injects=injects) for case, (name, injects) in CASES.items()}
+    states = {}
     try:
-        state = demo.wait_played()
+        for demo in demos.values():
+            demo.ready()
+        for case, demo in demos.items():
+            states[case] = demo.wait_played()
     finally:
-        demo.stop()
-    alerts = state["alerts"]
-    for fault in want:
-        hits = [a for a in alerts if a["rule"] == fault["rule"] and a["hand_index"] == fault["hand"]]
-        assert hits, (fault, alerts)
-        assert hits[0]["seat"] == fault["seat"], (fault, hits)
-        assert hits[0]["tile"] == fault["tile"], (fault, hits)
-    # nothing that was not injected is named as one of the injected rules
-    rules = {f["rule"] for f in want}
-    assert {a["rule"] for a in alerts if a["rule"] in sim_script.FAULT_RULES} == rules, alerts
+        for demo in demos.values():
+            demo.terminate()
+        for demo in demos.values():
+            demo.stop()
+    for case, want in wanted.items():
+        alerts = states[case]["alerts"]
+        for fault in want:
+            hits = [a for a in alerts if a["rule"] == fault["rule"] and a["hand_index"] == fault["hand"]]
+            assert hits, (case, fault, alerts)
+            assert hits[0]["seat"] == fault["seat"], (case, fault, hits)
+            assert hits[0]["tile"] == fault["tile"], (case, fault, hits)
+        # nothing that was not injected is named as one of the injected rules
+        rules = {f["rule"] for f in want}
+        assert {a["rule"] for a in alerts if a["rule"] in sim_script.FAULT_RULES} == rules, (case, alerts)

@@ -22,7 +22,9 @@ def test_calibration_from_rendered_markers_is_within_tolerance(pose):
     truth = pose_camera(TEST_POSES[pose])
     cam = rt.calibration.camera
     assert rt.calibration.reprojection_px < 1.0
-    assert np.linalg.norm(cam.centre_mm - truth.centre_mm) < 15.0
+    # the lens' focal length and the distance trade off in a near top-down view: 1.5 % of the distance
+    distance = float(np.linalg.norm(truth.centre_mm))
+    assert np.linalg.norm(cam.centre_mm - truth.centre_mm) < 0.015 * distance
     # every wall top and river cell lands within a pixel of where the true camera sees it
     lay = Layout(rt.profile)
     pts = np.array([[*s.centre, 40.0] for s in lay.wall_slots()]

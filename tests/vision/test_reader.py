@@ -54,11 +54,21 @@ def test_melds_with_their_source_and_closed_kan_backs(views, pose):
     }
 
 
-@pytest.mark.parametrize("pose", ["top", "tilted"])
+@pytest.mark.parametrize("pose", sorted(TEST_POSES))
 def test_the_revealed_hand_and_no_standing_hand(views, pose):
     rt, view = views[pose]
     assert {s: [t.tile for t in r] for s, r in view.revealed.items()} == {2: rt.state.revealed[2]}
+    assert {s: t.tile for s, t in view.win_tiles.items()} == {2: "6z"}     # set apart at the right end
     assert view.flowers == {}
+
+
+def test_a_revealed_row_without_a_tile_set_apart_has_no_winning_tile(tile_model):
+    rt = rendered("top")
+    st = rt.state.copy()
+    st.win_apart = set()
+    view = TableReader(rt.profile, rt.calibration, tile_model).read(rt.renderer.render(st, seed=21))
+    assert [t.tile for t in view.revealed[2]] == st.revealed[2]
+    assert view.win_tiles == {}
 
 
 def test_view_as_json_names_everything(views):
@@ -68,6 +78,7 @@ def test_view_as_json_names_everything(views):
     assert data["rivers"]["0"][7] == {"tile": "2s", "confidence": pytest.approx(data["rivers"]["0"][7]["confidence"]),
                                       "sideways": True}
     assert data["melds"]["3"][0]["added"]["tile"] == "6s"
+    assert data["win_tiles"]["2"]["tile"] == "6z"
 
 
 def test_bad_frames_are_clear_errors(tile_model):

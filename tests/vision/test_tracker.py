@@ -200,3 +200,26 @@ def test_a_tile_of_the_other_set_in_the_walls_is_reported_once():
     assert feed(tr, [plain_view, odd]) == []
     evs = feed(tr, [odd, odd, odd], t0=1.0)
     assert evs == [WallBack(wall=1, stack=5, colour="yellow", now=1.0)]
+
+
+def test_the_winning_tile_set_apart_is_voted_with_the_revealed_hand():
+    import dataclasses
+
+    hand = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "2p", "3p", "4p"]
+    apart = dataclasses.replace(view(revealed={2: hand}), win_tiles={2: SeenTile("4p", 0.97)})
+    together = view(revealed={2: hand})
+    tr = TableTracker(k=5, first_dealer_position=1)
+    # one frame caught the tile before it was set apart: the majority (set apart) decides
+    evs = feed(tr, [together, apart, apart, apart])
+    assert [(e.seat, e.tiles, e.win_tile) for e in evs if isinstance(e, HandRevealed)] == [(1, tuple(hand), "4p")]
+    assert len(evs) == 1
+    tr = TableTracker(k=3)
+    assert feed(tr, [together] * 3) == [HandRevealed(seat=2, tiles=tuple(hand), now=0.1)]
+
+
+def test_an_indicator_that_changes_during_play_is_reported_again_not_as_ura():
+    tr = TableTracker(k=3)
+    evs = feed(tr, [view(indicators=[(1, 11, "3p")])] * 3)
+    assert [(e.tile, e.is_ura) for e in evs if isinstance(e, IndicatorRevealed)] == [("3p", False)]
+    evs = feed(tr, [view(indicators=[(1, 11, "3p")])] + [view(indicators=[(1, 11, "4p")])] * 3, t0=1.0)
+    assert [(e.wall, e.stack, e.tile, e.is_ura) for e in evs if isinstance(e, IndicatorRevealed)] == [(1, 11, "4p", False)]

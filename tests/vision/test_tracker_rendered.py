@@ -25,7 +25,7 @@ def script(layout):
     st.walls[3][0] = 1
     st.indicators[(1, 4)] = "3p"
     st.standing = {0: 14, 1: 13, 2: 13, 3: 13}
-    steps = [(st.copy(), None, [("indicator", 1, 4, "3p")])]
+    steps = [(st.copy(), None, [("indicator", 1, 4, "3p", False)])]
     live = [(3, 1), (3, 2), (3, 2), (3, 3), (3, 3), (3, 4), (3, 4)]
 
     def turn(pos, tile, *, draw=True, riichi=False, expect=None):
@@ -60,13 +60,19 @@ def script(layout):
     st.walls[w][s - 1] -= 1
     st.standing[1] = 0
     st.revealed[1] = list(WIN)
-    steps.append((st, 1, [("taken", w, s, st.walls[w][s - 1]), ("revealed", 1, tuple(WIN))]))
+    st.win_apart = {1}      # the drawn 4p set apart at the right end: a tsumo on 4p
+    steps.append((st, 1, [("taken", w, s, st.walls[w][s - 1]), ("revealed", 1, tuple(WIN), "4p")]))
+    # the ura indicator: the dora indicator is lifted aside and the tile under it turned
+    st = st.copy()
+    st.walls[1][3] = 1
+    st.indicators[(1, 4)] = "7m"
+    steps.append((st, None, [("taken", 1, 4, 1), ("indicator", 1, 4, "7m", True)]))
     return steps
 
 
 def as_tuple(e):
     if isinstance(e, IndicatorRevealed):
-        return ("indicator", e.wall, e.stack, e.tile)
+        return ("indicator", e.wall, e.stack, e.tile, e.is_ura)
     if isinstance(e, WallStackTaken):
         return ("taken", e.wall, e.stack, e.tiles_left)
     if isinstance(e, Discard):
@@ -74,11 +80,11 @@ def as_tuple(e):
     if isinstance(e, Meld):
         return ("meld", e.seat, e.meld_kind, e.tiles, e.called, e.source)
     if isinstance(e, HandRevealed):
-        return ("revealed", e.seat, e.tiles)
+        return ("revealed", e.seat, e.tiles, e.win_tile)
     return (type(e).__name__,)
 
 
-@pytest.mark.parametrize("pose", ["top", "tilted"])
+@pytest.mark.parametrize("pose", ["top", "tilt15"])
 def test_rendered_hand_gives_the_scripted_events(tile_model, pose):
     renderer = renderer_for("riichi4", pose)
     steps = script(renderer.layout)
