@@ -45,8 +45,9 @@ from vision.reader import TableReader  # noqa: E402
 POSES = [
     dict(tilt_deg=0.0, roll_deg=0.0, distance_mm=1000.0),
     dict(tilt_deg=3.0, azimuth_deg=45.0, roll_deg=2.0, distance_mm=1060.0),
-    dict(tilt_deg=0.0, roll_deg=180.0, distance_mm=1020.0),
-    dict(tilt_deg=2.0, azimuth_deg=-120.0, roll_deg=91.0, distance_mm=1040.0),
+    # a ceiling camera off to one side: tilted 12-15 degrees, turned
+    dict(tilt_deg=12.0, azimuth_deg=30.0, roll_deg=-90.0, distance_mm=1120.0),
+    dict(tilt_deg=15.0, azimuth_deg=200.0, roll_deg=-170.0, distance_mm=1200.0, target_mm=(122.0, 44.5)),
 ]
 PEER_NAMES = {"chun": "7z", "haku": "5z", "hatsu": "6z", "nan": "2z", "pe": "4z", "sha": "3z", "tou": "1z"}
 

@@ -28,7 +28,7 @@ Phases (``CycleState.state``)::
 Inputs are the events of ``controller.events`` (``StartGame``, ``LiftDone``, ``StackReady``,
 ``DiceResult``, ``Button``, ``McuFault``, ``EStop``, ``Lid``, ``LinkLost``, ``LinkRestored``,
 ``Reset``), the game's ``Lift`` command (a request for the next hand's walls), and
-``CentreDone`` (defined here: the firmware's ``done`` for the centre opening).
+``CentreDone`` (the firmware's ``done`` for the centre opening).
 
 >>> s, cmds = step(initial_state(), ev.StartGame(ruleset="tenhou", now=0.0), 0.0)
 >>> s.state, [c.KIND for c in cmds]
@@ -49,17 +49,7 @@ MOTION_PHASES = ("receiving", "closing", "lifting")
 
 # --------------------------------------------------------------------------- events and commands
 
-@dataclass(frozen=True, kw_only=True)
-class _CentreDone(ev.Event):
-    """The centre opening reached its position (the firmware's ``done`` for ``centre``)."""
-
-    is_open: bool
-
-
-# Registered here until controller/events.py carries it; reuse that one once it does.
-if "mcu.centre_done" not in ev.EVENT_KINDS:
-    ev._register("mcu.centre_done")(_CentreDone)
-CentreDone = ev.EVENT_KINDS["mcu.centre_done"]
+CentreDone = ev.CentreDone    # the firmware's ``done`` for the centre opening (controller/events.py)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -189,6 +189,14 @@ class LinkRestored(Event):
     """The serial link to the MCU answers again."""
 
 
+@_register("mcu.centre_done")
+@dataclass(frozen=True, kw_only=True)
+class CentreDone(Event):
+    """The centre opening reached its position (the firmware's ``done`` for ``centre``)."""
+
+    is_open: bool
+
+
 # --------------------------------------------------------------------------- vision (tracker output)
 
 @_register("vision.discard")

@@ -292,6 +292,40 @@ def calibrate(frame: np.ndarray, profile: TableProfile, *, hfov_deg: float | Non
     return Calibration(profile.name, cam, tuple(profile.markers.ids), err, created)
 
 
+MIN_WALL_PARALLAX_MM = 1.3   # below this a wall's one-tile top hides under where its two-tile top would be
+
+
+def wall_parallax_mm(camera: PinholeCamera, profile: TableProfile) -> dict[int, float]:
+    """Per wall: how far (mm, across the wall) a stack's top one tile lower appears shifted from
+    where a full stack's top would be, at the wall's slot nearest the camera's foot point. The
+    reader tells 2 from 1 tiles by that shift: a camera whose foot point (the point straight
+    below the lens) lies over or next to a wall sees that wall from straight above, where one
+    and two tiles look alike."""
+    lay = Layout(profile)
+    foot = camera.centre_mm[:2]
+    height = float(camera.centre_mm[2])
+    t = profile.tile
+    d_mid = profile.wall.inner_mm + t.length_mm / 2
+    out = {}
+    for wall in lay.wall_positions:
+        _, forward = lay.seat_axes(wall)
+        d_foot = float(-(foot @ forward))
+        out[wall] = t.thickness_mm * (abs(d_mid - d_foot) + t.length_mm / 2) / max(height - 2 * t.thickness_mm, 1.0)
+    return out
+
+
+def pose_warnings(cal: Calibration, profile: TableProfile) -> list[str]:
+    """Plain warnings about a camera pose the reader cannot read everything from (empty: fine)."""
+    foot = cal.camera.centre_mm
+    out = []
+    for wall, shift in wall_parallax_mm(cal.camera, profile).items():
+        if shift < MIN_WALL_PARALLAX_MM:
+            out.append(f"the camera's foot point ({foot[0]:.0f}, {foot[1]:.0f}) mm lies over or next to wall {wall}: "
+                       f"stack heights there (2 or 1 tiles) cannot be told apart; aim the camera so that the point "
+                       f"straight below it lies well inside the walls (or straight over the table centre)")
+    return out
+
+
 def overlay(frame: np.ndarray, cal: Calibration, profile: TableProfile | None = None) -> np.ndarray:
     """The frame with the layout drawn on it (wall slots, river rows, meld/reveal/flower strips,
     markers) for the operator to check the calibration by eye."""

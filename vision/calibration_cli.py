@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.calibration import CalibrationError, calibrate, marker_sheet, overlay
+from vision.calibration import CalibrationError, calibrate, marker_sheet, overlay, pose_warnings
 from vision.layout import ProfileError, load_profile
 
 
@@ -121,6 +121,8 @@ def _calibrate(argv: list[str]) -> int:
     cv2.imwrite(str(over), overlay(frame, cal, profile))
     print(f"wrote {out} (profile {profile.name}, {cal.size[0]}x{cal.size[1]}, hfov {cal.camera.hfov_deg():.1f} deg, "
           f"reprojection {cal.reprojection_px:.2f} px) and {over}: check the slots on it")
+    for warning in pose_warnings(cal, profile):
+        print(f"warning: {warning}")
     return 0
 
 

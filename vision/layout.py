@@ -392,6 +392,18 @@ class Layout:
         m = self.profile.flowers
         return Strip(seat, "flowers", 0, m.start_mm, m.direction, m.near_mm, m.length_mm, "near")
 
+    # ---- riichi sticks
+    STICK_MM = (100.0, 10.0, 3.0)    # a 1000-point stick: length, width, thickness
+
+    def stick_rect(self, seat: int) -> TileRect:
+        """Where ``seat`` puts its riichi stick: along the river, between its first row and the centre,
+        centred on the row (its top at the stick's thickness)."""
+        rv = self.profile.river
+        length, width, thick = self.STICK_MM
+        u_mid = rv.left_mm + rv.per_row * self.pitch_mm / 2
+        d_near = rv.first_row_mm - 6.0
+        return self.seat_rect(seat, u_mid - length / 2, u_mid + length / 2, d_near - width, d_near, thick)
+
     def strips(self) -> list[Strip]:
         out: list[Strip] = []
         for seat in range(self.profile.positions):

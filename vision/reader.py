@@ -13,6 +13,18 @@ river row, meld strip, reveal strip and flower strip lies, so reading needs no d
    behind the called one).
 3. All face-up crops of the frame (river, melds, revealed hands, flowers, face-up wall tops)
    are classified in one batch by the tile classifier (``vision.classifier.TileClassifier``).
+   A river place that does not look like a tile face (a busy face, or a hand over the row) is
+   classified too; the row ends at the first such place the classifier does not read as a tile.
+
+Every measuring point is projected with the calibrated camera at the height of what it
+measures (a stack's top at one or two tiles, a tile's top, a stick's top), so the camera may
+look at the table from off to one side (tested to 15 degrees of tilt, turned any way). Where a
+test would look into a tile's side wall from such a camera, it samples where the wall does
+not reach: a meld's far bands on the felt when the camera's foot point lies beyond the row,
+gaps between melds (and a winning tile set apart) along the row's near band. The one pose it
+cannot read fully is a camera straight over a wall (``calibration.pose_warnings`` says so).
+Also read: the winning tile set apart right of a revealed hand (``win_tiles``), riichi sticks
+(``sticks``, white along ``Layout.stick_rect``).
 
 Seats here are table positions (0 at the bottom of the layout, counter-clockwise); the
 tracker maps them to game seats. Errors: :class:`ReaderError` for a frame that cannot be read
@@ -29,7 +41,7 @@ import cv2
 import numpy as np
 
 from controller.rules.tiles import plain
-from vision.calibration import Calibration, CalibrationError
+from vision.calibration import Calibration, CalibrationError, pose_warnings
 from vision.classifier import CROP_MARGIN, TileClassifier
 from vision.decode import INPUT_SIZE, TileGuess
 from vision.layout import Layout, Strip, TableProfile, TileRect, VisionError, source_from_position
@@ -39,6 +51,7 @@ log = logging.getLogger(__name__)
 STEP_MM = 1.0           # spacing of the strip sample lines
 _BACK_CONFIDENCE = 0.9  # a face-down tile told by its colour alone
 _OTHER_BACK_CHROMA = 0.15   # chromaticity distance from the walls' usual back colour: another set
+_DOUBTFUL_CONFIDENCE = 0.6   # a river place that did not look like a tile face counts only when read this sure
 _REUSE_DIFF = 6.0       # mean abs difference (8x8 thumbnail, 0..255) below which a crop is "the same"
 
 
@@ -109,6 +122,7 @@ class TableView:
     other_backs: dict[int, tuple[str, ...]] = field(default_factory=dict)   # wall -> per stack: "" or a colour
     occluded: frozenset[int] = frozenset()   # positions whose river was cut short by something over it
     win_tiles: dict[int, SeenTile] = field(default_factory=dict)   # position -> the revealed tile set apart
+    sticks: frozenset[int] = frozenset()     # positions with a riichi stick out
 
     def to_json(self) -> dict:
         return {
@@ -120,6 +134,7 @@ class TableView:
             "revealed": {str(k): [t.to_json() for t in v] for k, v in self.revealed.items()},
             "flowers": {str(k): [t.to_json() for t in v] for k, v in self.flowers.items()},
             "win_tiles": {str(k): t.to_json() for k, t in self.win_tiles.items()},
+            "sticks": sorted(self.sticks),
             "other_backs": [{"wall": w, "stack": i, "colour": c} for w, v in self.other_backs.items()
                             for i, c in enumerate(v, start=1) if c],
         }
@@ -245,6 +260,9 @@ class TableReader:
         self.T = t.thickness_mm
         self._nadir = self.camera.centre_mm[:2]
         self._height = float(self.camera.centre_mm[2])
+        self.pose_warnings = pose_warnings(calibration, profile)
+        for warning in self.pose_warnings:
+            log.warning("reader: %s", warning)
         s = _Samples()
         # felt reference: the free centre and the four free corners
         g = np.linspace(-60, 60, 7)
@@ -272,6 +290,9 @@ class TableReader:
             s.add("wall_b1", np.stack(bands1))
             s.add("wall_t2", np.stack(tops2))
             s.add("wall_t1", np.stack(tops1))
+        # riichi sticks: a line of points along each seat's stick place, on the stick's top
+        s.add("sticks", np.stack([self._grid(self.layout.stick_rect(seat), self.layout.STICK_MM[2], 9, 2, 0.6)
+                                  for seat in range(profile.positions)]))
         # strips: lines at 1 mm along each strip, at the tiles' top height
         self._strips = self.layout.strips()
         self._strip_len = [int(strip.length_mm / STEP_MM) for strip in self._strips]
@@ -395,7 +416,11 @@ class TableReader:
                 # a row read short under a hand: the rows after it are not to be trusted either
                 if strip.seat in occluded:
                     continue
-                if parsed["occluded"]:
+                cut = next((i for i in parsed["doubtful"] if guesses[idx[i]].tile in ("none", "back")
+                            or guesses[idx[i]].confidence < _DOUBTFUL_CONFIDENCE), None)
+                if cut is not None:
+                    tiles = tiles[:cut]
+                if parsed["occluded"] or cut is not None:
                     occluded.add(strip.seat)
                 rivers.setdefault(strip.seat, []).extend(tiles)
             elif strip.kind == "melds":
@@ -413,8 +438,11 @@ class TableReader:
         for strip, parsed, idx in zip(self._strips, strips, strip_jobs, strict=True):
             if strip.kind == "reveal":
                 self._revealed_row(strip, parsed, idx, seen, strips, revealed, win_tiles)
+        # a stick is white along its length (a hand over it is not)
+        stick_white = self._samples.get(flat, "sticks")[..., 1].mean(axis=1)
+        sticks = frozenset(int(p) for p in np.flatnonzero(stick_white >= 0.7))
         return TableView(walls, indicators, {k: tuple(v) for k, v in rivers.items()}, melds, revealed, flowers,
-                         now, len(todo), backs, frozenset(occluded), win_tiles)
+                         now, len(todo), backs, frozenset(occluded), win_tiles, sticks)
 
     def _revealed_row(self, strip: Strip, parsed: dict, idx: list[int], seen: list[SeenTile], strips: list[dict],
                       revealed: dict, win_tiles: dict) -> None:
@@ -528,6 +556,7 @@ class TableReader:
         added: dict[int, int] = {}
         allow_sideways = strip.kind in ("river", "melds")
         is_occluded = False
+        doubtful: list[int] = []
         nadir_near = self._nadir_side(strip) > 0
         w_px = int(W / STEP_MM)
         current: list[int] = []
@@ -576,9 +605,12 @@ class TableReader:
                 # a busy face (many dots or bamboos) leaves little ivory on the mid lines; an upright
                 # tile's face still shows its ivory border near both ends (a hand over the row shows none)
                 face_up = frac(ivory[0], a, b) + frac(ivory[1], a, b) > 1.0
-            if strip.kind == "river" and not face_up:
-                is_occluded = True
-                break   # a river holds face-up tiles only: a hand or an arm over the row ends the reading here
+                if not face_up:
+                    # a river holds face-up tiles only: a tile here or a hand over the row. The
+                    # classifier decides (read() ends the row at the first doubtful place it does
+                    # not read as a tile)
+                    doubtful.append(len(rects))
+                    face_up = True
             if allow_sideways and face_up:
                 if strip.sideways == "center":
                     # the edge band facing away from the camera's foot point: no side wall shows there
@@ -611,7 +643,7 @@ class TableReader:
                     pos_mm = None if start is None else start * STEP_MM
         if current:
             groups.append(current)
-        return {"rects": rects, "groups": groups, "added": added, "occluded": is_occluded}
+        return {"rects": rects, "groups": groups, "added": added, "occluded": is_occluded, "doubtful": doubtful}
 
     def _fringe_steps(self, strip: Strip, p: int) -> int:
         """How far (samples) a tile's side wall shows before its top at strip position ``p``, when

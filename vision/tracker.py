@@ -14,6 +14,7 @@ so a 2 % per-frame misread or loss does not reach the game. It emits the events 
 - ``WallStackTaken`` for each tile a wall slot loses; ``WallBack`` for a slot whose back is not
   the colour of the rest of the walls (a tile of the table's other set);
 - ``Meld`` for each new meld (and for a pon that becomes an added kan);
+- ``RiichiStick`` when a seat's riichi stick is put out (once a hand);
 - ``HandRevealed`` when a seat lays its hand face up, with ``win_tile`` when the last tile lies
   set apart from the row (a winner's winning tile); ``FlowerSetAside`` for each flower.
 
@@ -37,6 +38,7 @@ from controller.events import (
     HandRevealed,
     IndicatorRevealed,
     Meld,
+    RiichiStick,
     WallBack,
     WallStackTaken,
 )
@@ -57,6 +59,7 @@ class _Committed:
     revealed: dict[int, tuple[str, ...]] = field(default_factory=dict)
     flowers: dict[int, list[str]] = field(default_factory=dict)
     other_backs: set[tuple[int, int]] = field(default_factory=set)
+    sticks: set[int] = field(default_factory=set)
 
 
 def _meld_key(m: SeenMeld) -> tuple:
@@ -129,6 +132,7 @@ class TableTracker:
         self._other_backs(events, now)
         new_melds = self._melds(events, now)
         self._rivers(events, now, new_melds)
+        self._sticks(events, now)
         self._revealed(events, now)
         self._indicators(events, now)     # after the melds (a kan's indicator) and the reveals (ura)
         self._flowers(events, now)
@@ -253,6 +257,12 @@ class TableTracker:
                 tile, is_side = stable[i]
                 committed.append(stable[i])
                 events.append(Discard(seat=self.seat(p), tile=tile, is_riichi=bool(is_side), now=now))
+
+    def _sticks(self, events: list[Event], now: float) -> None:
+        for p in sorted(set().union(*(v.sticks for v in self._views)) - self._c.sticks):
+            if sum(1 for v in self._views if p in v.sticks) >= self.need:
+                self._c.sticks.add(p)
+                events.append(RiichiStick(seat=self.seat(p), now=now))
 
     def _river_shrunk(self, p: int) -> bool:
         """The river is shorter in ``need`` views where nothing covered it (not merely hidden by a hand)."""

@@ -5,7 +5,8 @@ Prints one JSON line on stdout once the port is ready::
     {"port": "/dev/pts/7", "link": "/tmp/jt/ttyTABLE", "control": "/tmp/jt/sim.sock", "pid": 4242, ...}
 
 then runs until SIGTERM/SIGINT or a control ``{"cmd": "quit"}``. Use ``--link`` for a stable
-path (a symlink re-created on a simulated replug), ``--control`` for the test-hook socket.
+path (a symlink re-created on a simulated replug), ``--control`` for the test-hook socket,
+``--parent-pid`` to end together with the process that started it (``SimMcuProcess`` passes it).
 """
 
 from __future__ import annotations

@@ -108,6 +108,11 @@ class SimMcuProcess:
 
     def _restart(self) -> None:
         self._end_process()
+        # a killed simulator leaves its link pointing at a freed /dev/pts/N, which the kernel may hand
+        # to somebody else's terminal: take it away before the host reopens it
+        link = self.workdir / "ttyTABLE"
+        if link.is_symlink():
+            link.unlink()
         time_scale, extra, timeout_s = self._args
         self.proc, self.info = self._spawn(self.workdir, time_scale, extra, timeout_s)
         self.port = str(self.info["link"] or self.info["port"])
@@ -135,6 +140,8 @@ class SimMcuProcess:
     # ------------------------------------------------------------------ control socket
     def control(self, cmd: str, **args: object) -> dict[str, object]:
         """Send one control request, return the reply; ``SimMcuError`` if it says not ok. Thread-safe."""
+        if cmd == "quit":
+            self._stopping.set()             # asked to end: the watchdog lets it
         with self._lock:
             try:
                 return self._control(cmd, **args)

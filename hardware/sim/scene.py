@@ -32,6 +32,7 @@ FELT_BGR = (58, 112, 34)
 FRAME_SIZE = (1280, 720)
 _TEX_PX_MM = 2.0           # felt texture resolution
 _FACE_PX = (52, 68)        # tile face texture size (2 px/mm)
+_STICK_BGR = (238, 242, 245)
 WIN_GAP_MM = 15.0          # how far a winner sets the winning tile apart from the revealed row
 
 
@@ -57,7 +58,7 @@ class TableState:
     ``hands_over``: table (x, y) mm where a player's hand hovers; ``other_backs``: (wall, stack) ->
     the back colour of a slot whose tiles come from the other set (a fault to catch);
     ``win_apart``: seats whose last revealed tile (the winning tile) lies set apart, ``WIN_GAP_MM``
-    right of the rest of the row.
+    right of the rest of the row; ``sticks``: seats whose riichi stick lies out (``Layout.stick_rect``).
     """
 
     walls: dict[int, list[int]] = field(default_factory=dict)
@@ -71,6 +72,7 @@ class TableState:
     back_colour: str = "blue"
     other_backs: dict[tuple[int, int], str] = field(default_factory=dict)
     win_apart: set[int] = field(default_factory=set)
+    sticks: set[int] = field(default_factory=set)
 
     @classmethod
     def full_walls(cls, layout: Layout, **kw) -> TableState:
@@ -82,7 +84,7 @@ class TableState:
                           {k: list(v) for k, v in self.rivers.items()}, {k: list(v) for k, v in self.melds.items()},
                           dict(self.standing), {k: list(v) for k, v in self.revealed.items()},
                           {k: list(v) for k, v in self.flowers.items()}, tuple(self.hands_over), self.back_colour,
-                          dict(self.other_backs), set(self.win_apart))
+                          dict(self.other_backs), set(self.win_apart), set(self.sticks))
 
 
 @dataclass(frozen=True)
@@ -212,6 +214,9 @@ class SceneRenderer:
             out += [self._tile_boxes(rc, tile, z0=0.0, back=back) for rc, tile in zip(rects, tiles, strict=True)]
         t = self.profile.tile
         ivory = tuple(int(c) for c in self.style.face_bgr)
+        for seat in sorted(state.sticks):     # a white stick (its red dot is too small to matter here)
+            rc = lay.stick_rect(seat)
+            out.append(_Box(rc.array(), 0.0, rc.z_mm, None, rc.z_mm, _STICK_BGR, _STICK_BGR))
         for seat, n in state.standing.items():
             if seat in state.revealed:
                 continue

@@ -119,15 +119,8 @@ class SimTable:
 
     def waiting_for(self) -> str | None:
         """What the next action waits for from the MCU (``"lift_done"``, ``"dice_result"``), or None."""
-        op = self.next_op()
-        if op is None:
-            return None
         with self._lock:
-            if op["op"] == "lift" and self.lifts_done <= self.hand_index:
-                return "lift_done"
-            if op["op"] == "dice" and self.rolls_done <= self.hand_index:
-                return "dice_result"
-        return None
+            return self._waiting_locked()
 
     def wait_ready(self, timeout_s: float) -> bool:
         """Block until the next action is not waiting for the MCU (True), or ``timeout_s`` passed."""

@@ -20,15 +20,15 @@ from controller.rules import tiles as T
 from controller.rules.replay import replay_game
 from controller.rules.tiles import KINDS_34
 from hardware.sim import script as S
+from tests.paths import TENHOU_SAMPLES
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared" / "samples" / "tenhou"
+SHARED = TENHOU_SAMPLES   # fails loudly when the shared folder is missing
 SAMPLES = sorted(SHARED.glob("*.json")) if SHARED.is_dir() else []
 EXTRA = [ROOT / "tests" / "data" / "tenhou" / n for n in ("kokushi_closed_kan.json", "pao_ron.json",
                                                           "triple_ron.json")]
 LOGS = SAMPLES + [p for p in EXTRA if p.exists()]
 WHOLE = SHARED / "mjlog2json__2019081518gm-00a9-0000-cce9d00c.json"   # a whole hanchan, 16 hands
-needs_samples = pytest.mark.skipif(not WHOLE.exists(), reason="shared tenhou samples not present")
 
 
 def load(path: Path) -> TH.LogGame:
@@ -74,7 +74,6 @@ def test_recorded_game_followed_hand_by_hand(path):
         assert pub["finished"] and pub["settlement"] is not None and len(pub["settlement"]) == 4
 
 
-@needs_samples
 def test_public_state_has_the_contract_fields_at_every_step():
     game = load(SAMPLES[0])
     s = G.new_state()
@@ -94,7 +93,6 @@ def test_public_state_has_the_contract_fields_at_every_step():
     assert max(live) == 70 and live == sorted(live, reverse=True)
 
 
-@needs_samples
 def test_dice_break_and_indicator_slot_come_from_the_roll():
     game = load(SAMPLES[0])
     script = S.build_script(game, seed=3)
@@ -111,7 +109,6 @@ def test_dice_break_and_indicator_slot_come_from_the_roll():
     assert cmds == [ev.WatchSlot(wall=flip["wall"], stack=flip["stack"], purpose="indicator", now=events[start].now)]
 
 
-@needs_samples
 def test_step_never_changes_the_state_it_is_given():
     events = S.events_of(S.build_script(load(SAMPLES[1])))
     s = G.new_state()
@@ -127,7 +124,6 @@ def test_step_never_changes_the_state_it_is_given():
             s, _ = G.step(s, e, e.now)
 
 
-@needs_samples
 def test_same_events_same_state():
     events = S.events_of(S.build_script(load(SAMPLES[0])))
     a, ca = play(events)
@@ -152,7 +148,6 @@ def test_unknown_or_unfollowed_ruleset_is_refused_with_an_alert():
     assert s.phase == "idle" and "four-player riichi only" in cmds[0].alert.message
 
 
-@needs_samples
 def test_riichi_stick_and_marker_after_called_riichi_tile():
     """A sideways tile after a seat's riichi is only a marker: no second deposit."""
     game = load(WHOLE)
@@ -169,7 +164,6 @@ def test_riichi_stick_and_marker_after_called_riichi_tile():
     assert b.seats[seat].is_riichi and G.public_state(b)["seats"][seat]["riichi"]
 
 
-@needs_samples
 def test_void_hand_restores_scores_and_keeps_dealer_and_honba():
     events = S.events_of(S.build_script(load(WHOLE)))
     i = next(i for i, e in enumerate(events) if isinstance(e, ev.RiichiStick))
@@ -182,7 +176,6 @@ def test_void_hand_restores_scores_and_keeps_dealer_and_honba():
     assert s2.corrections[-1]["reason"] == "two red 5p in the set"
 
 
-@needs_samples
 def test_staff_correction_of_a_misread_revealed_hand():
     game = load(SAMPLES[0])
     want = replay_game(game)[0]
@@ -204,7 +197,6 @@ def test_staff_correction_of_a_misread_revealed_hand():
     assert s.last_result == want and s.hand_index == 1
 
 
-@needs_samples
 def test_a_result_waits_for_confirmation():
     events = S.events_of(S.build_script(load(SAMPLES[0])))
     end = next(i for i, e in enumerate(events) if isinstance(e, ev.Button) and e.action == "ok")
@@ -217,7 +209,6 @@ def test_a_result_waits_for_confirmation():
     assert s3.last_result == s.result and s3.hand_index == 1 and s3.phase == "walls"
 
 
-@needs_samples
 @pytest.mark.parametrize("drop_ron_tile", [False, True], ids=["ron_tile_in_hand", "ron_tile_left_in_river"])
 def test_ron_hands_revealed_without_the_winning_tile_set_apart(drop_ron_tile):
     """A reader that does not say which tile won a ron (win_tile None), or a ron winner who
@@ -242,7 +233,6 @@ def test_ron_hands_revealed_without_the_winning_tile_set_apart(drop_ron_tile):
     assert results == want and s.alerts == []
 
 
-@needs_samples
 def test_tsumo_hand_without_its_drawn_tile_set_apart_takes_the_best_reading_until_corrected():
     game = load(WHOLE)
     want = replay_game(game)
@@ -270,7 +260,6 @@ def _is_ron_reveal(events, seat):
     return False
 
 
-@needs_samples
 @pytest.mark.parametrize("seed", range(12))
 def test_garbled_event_streams_never_break_the_tracker(seed):
     """Dropped, repeated, swapped and mis-seated events, stray staff actions: the tracker keeps
@@ -306,7 +295,6 @@ def test_garbled_event_streams_never_break_the_tracker(seed):
     json.dumps(G.public_state(s))
 
 
-@needs_samples
 def test_ron_on_the_last_discard_beats_the_exhaustive_draw():
     """Houtei (河底): the hand looked like an exhaustive draw after the last discard, then a ron."""
     events = S.events_of(S.build_script(load(WHOLE)))
@@ -331,7 +319,6 @@ def test_ron_on_the_last_discard_beats_the_exhaustive_draw():
     assert yaku["houtei"] == 1 and yaku["chiitoitsu"] == 2
 
 
-@needs_samples
 def test_a_camera_that_never_sees_the_walls_still_follows_the_game():
     """No wall stack reported taken at all: every draw is proven by the act that follows it."""
     game = load(WHOLE)
@@ -390,7 +377,6 @@ def _no_reds(x):
     return x
 
 
-@needs_samples
 def test_a_game_without_red_fives():
     """A log whose rule has no red fives: four plain fives of each suit, no aka dora, no alert."""
     data = json.loads(WHOLE.read_text())
@@ -449,7 +435,6 @@ def test_kan_seen_in_another_order(path, order):
     assert results == replay_game(game) and s.alerts == []
 
 
-@pytest.mark.skipif(not (SHARED / "mjai-reviewer__kyushukyuhai.json").exists(), reason="sample missing")
 def test_nine_terminals_declared_then_checked():
     events = S.events_of(S.build_script(load(SHARED / "mjai-reviewer__kyushukyuhai.json")))
     k = next(i for i, e in enumerate(events) if isinstance(e, ev.Button) and e.action == "draw")
@@ -465,7 +450,6 @@ def test_nine_terminals_declared_then_checked():
     assert [c.alert.rule for c in cmds if isinstance(c, ev.RaiseAlert)] == ["inconsistent"]
 
 
-@needs_samples
 def test_tsumo_tile_set_apart_at_the_right_end_of_a_sorted_row():
     """A reader that lists the revealed row left to right (sorted, the drawn tile set apart at
     the right end) but does not name the winning tile: the results are as recorded."""

@@ -12,12 +12,12 @@ from controller.rules import walls as WL
 from controller.rules.ruleset import load as load_rules
 from controller.rules.tilesets import census_for
 from hardware.sim import script as S
+from tests.paths import TENHOU_SAMPLES
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared" / "samples" / "tenhou"
+SHARED = TENHOU_SAMPLES   # fails loudly when the shared folder is missing
 SAMPLES = sorted(SHARED.glob("*.json")) if SHARED.is_dir() else []
 WHOLE = SHARED / "mjlog2json__2019081518gm-00a9-0000-cce9d00c.json"
-needs_samples = pytest.mark.skipif(not WHOLE.exists(), reason="shared tenhou samples not present")
 
 
 def load(path: Path) -> TH.LogGame:
@@ -52,7 +52,6 @@ def test_walls_dice_and_takes_agree_with_the_log(path):
         assert discards == [(e.seat, e.tile) for e in lh.events if isinstance(e, TH.Discard)]
 
 
-@needs_samples
 def test_wins_are_declared_and_revealed_as_recorded():
     game = load(WHOLE)
     script = S.build_script(game)
@@ -67,7 +66,6 @@ def test_wins_are_declared_and_revealed_as_recorded():
             assert not any(p[1] in ("tsumo", "ron") for p in presses)
 
 
-@needs_samples
 def test_script_json_round_trip_and_events():
     script = S.build_script(load(WHOLE), injects=[S.Fault("taken_back", 2, None)])
     data = json.loads(json.dumps(script.to_json()))
@@ -94,7 +92,6 @@ def test_bad_logs_and_faults_are_refused_by_name(tmp_path):
             S.build_script(load(WHOLE), injects=[S.Fault("extra_draw", 5, None)])   # an exhaustive draw
 
 
-@needs_samples
 def test_injected_faults_are_physical():
     game = load(WHOLE)
     missing = S.build_script(game, injects=[S.Fault("missing_tile", 1, None)]).hands[1]

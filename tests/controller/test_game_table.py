@@ -14,12 +14,12 @@ from controller import game as G
 from controller.rules import tenhou as TH
 from controller.rules.replay import replay_game
 from hardware.sim import script as S
-
-table_mod = pytest.importorskip("hardware.sim.table")
-eyes_mod = pytest.importorskip("hardware.sim.table_eyes")
+from hardware.sim import table as table_mod
+from hardware.sim import table_eyes as eyes_mod
+from tests.paths import TENHOU_SAMPLES
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared" / "samples" / "tenhou"
+SHARED = TENHOU_SAMPLES   # fails loudly when the shared folder is missing
 SAMPLES = sorted(SHARED.glob("*.json")) if SHARED.is_dir() else []
 WHOLE = SHARED / "mjlog2json__2019081518gm-00a9-0000-cce9d00c.json"
 
@@ -75,7 +75,6 @@ def test_the_table_acts_out_each_sample_and_the_tracker_follows(path):
     assert s.alerts == []
 
 
-@pytest.mark.skipif(not WHOLE.exists(), reason="shared tenhou samples not present")
 @pytest.mark.parametrize("rule", S.FAULT_RULES)
 def test_each_fault_acted_out_is_caught(rule):
     script = S.build_script(load(WHOLE), injects=[S.Fault(rule, 3, None)])

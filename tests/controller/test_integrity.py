@@ -17,12 +17,12 @@ from controller.rules.procedures import ProcedureRules
 from controller.rules.replay import replay_game
 from controller.rules.ruleset import load as load_rules
 from hardware.sim import script as S
+from tests.paths import TENHOU_SAMPLES
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared" / "samples" / "tenhou"
+SHARED = TENHOU_SAMPLES   # fails loudly when the shared folder is missing
 SAMPLES = sorted(SHARED.glob("*.json")) if SHARED.is_dir() else []
 WHOLE = SHARED / "mjlog2json__2019081518gm-00a9-0000-cce9d00c.json"
-needs_samples = pytest.mark.skipif(not WHOLE.exists(), reason="shared tenhou samples not present")
 _GAMES: dict = {}
 
 
@@ -49,7 +49,6 @@ CASES = [(rule, hand, seat) for rule in S.FAULT_RULES for hand, seat in ((1, Non
          if (rule, seat) != ("missing_tile", 2)] + [("missing_tile", 6, 0)]
 
 
-@needs_samples
 @pytest.mark.parametrize("rule,hand,seat", CASES, ids=lambda x: str(x))
 def test_injected_fault_is_caught_with_seat_and_tile(rule, hand, seat):
     try:
@@ -71,7 +70,6 @@ def test_injected_fault_is_caught_with_seat_and_tile(rule, hand, seat):
         assert found[0]["suggest"] == "void_hand"
 
 
-@needs_samples
 def test_alerts_reach_the_public_state_and_the_commands():
     script = S.build_script(load(WHOLE), injects=[S.Fault("taken_back", 2, None)])
     s = G.new_state()
@@ -95,7 +93,6 @@ def test_inject_option_is_parsed_strictly():
 # --------------------------------------------------------------------------- clean play
 
 
-@needs_samples
 def test_no_alert_over_two_hundred_clean_hands():
     hands = 0
     for seed in range(3):
@@ -158,7 +155,6 @@ def _staff_check(noisy: G.GameState, clean: G.GameState, now: float) -> list[ev.
     return out
 
 
-@needs_samples
 @pytest.mark.parametrize("seed", [1, 2])
 def test_two_percent_camera_errors_do_not_change_any_score(seed):
     """Lost takes and sticks are inferred; misread tiles are either read again (a called or
@@ -247,7 +243,6 @@ def test_furiten_ron():
     assert "temporary furiten" in IG.check_furiten(passed, 0, hand)
 
 
-@needs_samples
 def test_kuikae_and_last_discard_call_in_play():
     events = S.events_of(S.build_script(load(WHOLE)))
     i = next(i for i, e in enumerate(events) if isinstance(e, ev.Meld) and e.meld_kind == "chi")
@@ -270,7 +265,6 @@ def test_kuikae_and_last_discard_call_in_play():
     assert alerts_of(s)[-1] == ("last_discard_call", s.hand_index, (last.seat + 2) % 4, last.tile)
 
 
-@needs_samples
 def test_a_set_that_does_not_add_up_when_built_again():
     events = S.events_of(S.build_script(load(WHOLE)))
     k = next(i for i, e in enumerate(events) if isinstance(e, ev.Button) and e.action == "ok")
@@ -282,7 +276,6 @@ def test_a_set_that_does_not_add_up_when_built_again():
     assert "135" in cmds[0].alert.message
 
 
-@needs_samples
 def test_four_winds_and_four_riichi_abort_the_hand():
     events = S.events_of(S.build_script(load(WHOLE)))
     first = [i for i, e in enumerate(events) if isinstance(e, ev.Discard)][:4]
@@ -319,7 +312,6 @@ def test_an_alert_kept_from_the_table_appears_when_the_hand_ends():
     assert len(G.public_state(s)["alerts"]) == 2
 
 
-@needs_samples
 def test_a_discard_that_changes_in_place():
     events = S.events_of(S.build_script(load(WHOLE)))
     k = [i for i, e in enumerate(events) if isinstance(e, ev.Discard)][10]
@@ -333,7 +325,6 @@ def test_a_discard_that_changes_in_place():
     assert "changed to 7z" in cmds[0].alert.message or "changed to 6z" in cmds[0].alert.message
 
 
-@needs_samples
 @pytest.mark.parametrize("rule", S.FAULT_RULES)
 def test_every_hand_of_a_whole_game(rule):
     """Each fault in each hand of a whole game is caught with its seat and tile, or refused

@@ -8,8 +8,6 @@ read here from the same script the table performs (``hardware.sim.script``, seed
 
 from __future__ import annotations
 
-import pytest
-
 from hardware.sim import script as sim_script
 from tests.integration.test_e2e_demo import Demo, _sample
 

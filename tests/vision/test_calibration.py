@@ -120,3 +120,17 @@ def test_calibrate_command_writes_file_and_overlay(tmp_path, capsys):
     assert calibration_cli.main("calibrate", ["--frame", str(bad), "--out", str(tmp_path / "x.json")]) == 1
     assert "markers not found: id 0, 1, 2, 3" in capsys.readouterr().err
     assert not (tmp_path / "x.json").exists()
+
+
+def test_a_camera_straight_over_a_wall_is_warned_about():
+    """Stack heights need the one-tile top to show shifted from the two-tile top: a camera whose
+    foot point lies over a wall gets a warning naming it; the test poses (up to 15 degrees) none."""
+    from hardware.sim.scene import pose_camera
+    from vision.calibration import pose_warnings
+
+    profile = load_profile("riichi4")
+    for name, pose in TEST_POSES.items():
+        assert pose_warnings(Calibration("riichi4", pose_camera(pose), (0, 1, 2, 3), 0.1), profile) == [], name
+    over = pose_camera(dict(tilt_deg=12.0, azimuth_deg=-90.0, roll_deg=-5.0, distance_mm=1160.0))   # foot at y=-241
+    warnings = pose_warnings(Calibration("riichi4", over, (0, 1, 2, 3), 0.1), profile)
+    assert len(warnings) == 1 and "(0, -241) mm lies over or next to wall 0" in warnings[0]

@@ -39,6 +39,7 @@ def test_dora_indicator_and_every_stack_count(views, pose):
     rt, view = views[pose]
     assert [(i.wall, i.stack, i.tile.tile) for i in view.indicators] == [(1, 12, "3p")]
     assert view.walls == {w: tuple(c) for w, c in rt.state.walls.items()}
+    assert view.sticks == {0, 2}
 
 
 @pytest.mark.parametrize("pose", sorted(TEST_POSES))
@@ -79,6 +80,7 @@ def test_view_as_json_names_everything(views):
                                       "sideways": True}
     assert data["melds"]["3"][0]["added"]["tile"] == "6s"
     assert data["win_tiles"]["2"]["tile"] == "6z"
+    assert data["sticks"] == [0, 2]
 
 
 def test_bad_frames_are_clear_errors(tile_model):
@@ -102,12 +104,13 @@ def test_a_calibration_for_another_table_is_refused(tile_model):
         TableReader(load_profile("riichi4"), other, tile_model)
 
 
-@pytest.mark.parametrize("profile_name", ["hk144", "sanma"])
-def test_other_tables_walls_rivers_and_flowers(tile_model, profile_name):
+@pytest.mark.parametrize(("profile_name", "pose"), [("hk144", "top"), ("sanma", "top"), ("hk144", "tilt15"),
+                                                     ("sanma", "tilt12_turned")])
+def test_other_tables_walls_rivers_and_flowers(tile_model, profile_name, pose):
     from hardware.sim.scene import TableState
     from tests.fixtures.frames import renderer_for
 
-    r = renderer_for(profile_name, "top")
+    r = renderer_for(profile_name, pose)
     st = TableState.full_walls(r.layout)
     st.walls[0][:5] = [0, 0, 1, 2, 2]
     st.rivers = {0: [("2z", False), ("8p", False)], 2: [("1s", False)]}

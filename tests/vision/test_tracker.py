@@ -223,3 +223,17 @@ def test_an_indicator_that_changes_during_play_is_reported_again_not_as_ura():
     assert [(e.tile, e.is_ura) for e in evs if isinstance(e, IndicatorRevealed)] == [("3p", False)]
     evs = feed(tr, [view(indicators=[(1, 11, "3p")])] + [view(indicators=[(1, 11, "4p")])] * 3, t0=1.0)
     assert [(e.wall, e.stack, e.tile, e.is_ura) for e in evs if isinstance(e, IndicatorRevealed)] == [(1, 11, "4p", False)]
+
+
+def test_a_riichi_stick_is_reported_once_when_most_views_see_it():
+    import dataclasses
+
+    from controller.events import RiichiStick
+
+    tr = TableTracker(k=5, first_dealer_position=2)
+    plain_view = view()
+    stick = dataclasses.replace(plain_view, sticks=frozenset({3}))
+    assert feed(tr, [plain_view, stick, plain_view, stick, plain_view]) == []     # 2 of 5: not yet
+    evs = feed(tr, [stick, stick], t0=1.0)
+    assert [(type(e), e.seat) for e in evs] == [(RiichiStick, 1)]
+    assert feed(tr, [stick, plain_view, stick, stick], t0=2.0) == []             # once a hand

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.events import Discard, HandRevealed, IndicatorRevealed, Meld, WallStackTaken
+from controller.events import Discard, HandRevealed, IndicatorRevealed, Meld, RiichiStick, WallStackTaken
 from hardware.sim.scene import MeldShape, TableState
 from tests.fixtures.frames import renderer_for
 from vision.calibration import calibrate
@@ -28,7 +28,7 @@ def script(layout):
     steps = [(st.copy(), None, [("indicator", 1, 4, "3p", False)])]
     live = [(3, 1), (3, 2), (3, 2), (3, 3), (3, 3), (3, 4), (3, 4)]
 
-    def turn(pos, tile, *, draw=True, riichi=False, expect=None):
+    def turn(pos, tile, *, draw=True, riichi=False, expect=None, stick=False):
         nonlocal st
         st = st.copy()
         ev = []
@@ -38,11 +38,14 @@ def script(layout):
             ev.append(("taken", w, s, st.walls[w][s - 1]))
         st.rivers.setdefault(pos, []).append((tile, riichi))
         ev.append(("discard", pos, tile, riichi))
+        if stick:     # the riichi stick goes down with the riichi discard
+            st.sticks.add(pos)
+            ev.append(("stick", pos))
         steps.append((st, pos, (expect or []) + ev))
 
     turn(0, "9m", draw=False)
     turn(1, "1z")
-    turn(2, "5p", riichi=True)
+    turn(2, "5p", riichi=True, stick=True)
     turn(3, "2s")
     turn(0, "7z")
     turn(1, "6s")
@@ -79,6 +82,8 @@ def as_tuple(e):
         return ("discard", e.seat, e.tile, e.is_riichi)
     if isinstance(e, Meld):
         return ("meld", e.seat, e.meld_kind, e.tiles, e.called, e.source)
+    if isinstance(e, RiichiStick):
+        return ("stick", e.seat)
     if isinstance(e, HandRevealed):
         return ("revealed", e.seat, e.tiles, e.win_tile)
     return (type(e).__name__,)
