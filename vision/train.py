@@ -47,7 +47,7 @@ def render_training_set(n: int, *, workers: int, fresh: bool, seed_base: int = 1
     from tqdm import tqdm
 
     chunks = (n + CHUNK - 1) // CHUNK
-    path = CACHE_DIR / f"train_v2_s{seed_base}_{chunks * CHUNK}.npz"
+    path = CACHE_DIR / f"train_v4_s{seed_base}_{chunks * CHUNK}.npz"
     if path.is_file() and not fresh:
         data = np.load(path)
         return data["x"], data["y"], data["r"]

@@ -59,6 +59,7 @@ HELDOUT = RenderParams(
     back_colours=("teal", "pink", "purple", "blue", "yellow"),
     felt_hues=(0.0, 180.0), light=(0.6, 1.25), jpeg_quality=(45, 90), noise_max=7.0,
 )
+MIN_FELT_CONTRAST = 70.0  # BGR distance between the felt and the tile backs
 HELDOUT_SEED = 990_001  # training seeds are small integers; this range is never used for training
 
 _SKIN = [(140, 170, 225), (110, 140, 200), (80, 110, 170), (60, 80, 120), (160, 190, 235)]
@@ -79,16 +80,21 @@ def _noise(rng: np.random.Generator, size: int) -> np.ndarray:
     return patch[::-1] if rng.random() < 0.5 else patch
 
 
-def _felt(rng: np.random.Generator, size: int, params: RenderParams) -> np.ndarray:
-    kind = rng.random()
-    if kind < 0.7:  # table felt: a saturated, not too bright cloth
-        hue = rng.uniform(*params.felt_hues)
-        hsv = np.array([[[hue, rng.uniform(60, 230), rng.uniform(50, 190)]]], np.float32)
-    elif kind < 0.85:  # grey / black / white surfaces
-        hsv = np.array([[[0, rng.uniform(0, 30), rng.uniform(20, 240)]]], np.float32)
-    else:  # wood / brown
-        hsv = np.array([[[rng.uniform(8, 22), rng.uniform(80, 200), rng.uniform(60, 200)]]], np.float32)
-    base = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
+def _felt(rng: np.random.Generator, size: int, params: RenderParams, avoid: tuple = ()) -> np.ndarray:
+    """A table surface. Its colour keeps ``MIN_FELT_CONTRAST`` away from the ``avoid`` colours (the
+    set's backs): a back on a felt of its own colour cannot be told from an empty slot in a crop."""
+    for _ in range(20):
+        kind = rng.random()
+        if kind < 0.7:  # table felt: a saturated, not too bright cloth
+            hue = rng.uniform(*params.felt_hues)
+            hsv = np.array([[[hue, rng.uniform(60, 230), rng.uniform(50, 190)]]], np.float32)
+        elif kind < 0.85:  # grey / black / white surfaces
+            hsv = np.array([[[0, rng.uniform(0, 30), rng.uniform(20, 240)]]], np.float32)
+        else:  # wood / brown
+            hsv = np.array([[[rng.uniform(8, 22), rng.uniform(80, 200), rng.uniform(60, 200)]]], np.float32)
+        base = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
+        if all(np.linalg.norm(base - np.array(c, np.float32)) >= MIN_FELT_CONTRAST for c in avoid):
+            break
     low = cv2.resize(rng.normal(0, 1, (6, 6, 3)).astype(np.float32), (size, size), interpolation=cv2.INTER_CUBIC)
     img = base[None, None, :] * (1 + 0.08 * low) + _noise(rng, size) * np.float32(rng.uniform(1, 7))
     if kind >= 0.85 and rng.random() < 0.6:  # grain stripes
@@ -224,7 +230,7 @@ def render_sample(label: str, rotation: int, rng: np.random.Generator, *, style:
     for :func:`vision.decode.prep_one`.
     """
     size = 220
-    canvas = _felt(rng, size, params)
+    canvas = _felt(rng, size, params, avoid=backs)
     is_photo = rng.random() < params.p_photo
     fw = int(rng.uniform(44, 60))
     fh = int(fw * rng.uniform(1.25, 1.42))
@@ -270,7 +276,8 @@ def render_sample(label: str, rotation: int, rng: np.random.Generator, *, style:
         body = _body(label, fw, fh, t, side, set_back, style, rng)
         quad = _place(canvas, body, cx, cy, 0, shadow)
         if rng.random() < params.p_finger:
-            _finger(canvas, rng, cx, cy, 0.5 * fh * rng.uniform(0.75, 1.0), fw * 0.5)
+            # a finger at the tile's edge, not over the glyph: a covered numeral is no longer a label
+            _finger(canvas, rng, cx, cy, 0.5 * fh * rng.uniform(0.95, 1.2), fw * 0.5)
 
     # camera: rotation k*90 clockwise, small skew, tilt (foreshortening along a random axis + keystone)
     k = ROTATIONS.index(rotation)
