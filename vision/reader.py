@@ -283,8 +283,8 @@ class TableReader:
             b2, b1 = self._wall_bands(slot.wall, slot.stack)
             bands2.append(b2)
             bands1.append(b1)
-            tops2.append(self._grid(slot.rect, 2 * self.T, 4, 5, 0.55))
-            tops1.append(self._grid(slot.rect, self.T, 4, 5, 0.55))
+            tops2.append(self._grid(slot.rect, 2 * self.T, 4, 5, 0.8))
+            tops1.append(self._grid(slot.rect, self.T, 4, 5, 0.8))
         if self._slots:
             s.add("wall_b2", np.stack(bands2))
             s.add("wall_b1", np.stack(bands1))
@@ -405,6 +405,9 @@ class TableReader:
         seen = [_seen(guesses[i], side, i in lenient) if i in guesses else SeenTile("back", _BACK_CONFIDENCE, side)
                 for i, (_, side, _) in enumerate(jobs)]
         indicators = tuple(Indicator(w, st, seen[j]) for (w, st), j in wall_jobs if seen[j].tile not in ("back", "none"))
+        for ind in indicators:      # a face, not another back colour
+            if backs.get(ind.wall) and backs[ind.wall][ind.stack - 1]:
+                backs[ind.wall] = tuple("" if i == ind.stack - 1 else c for i, c in enumerate(backs[ind.wall]))
         rivers: dict[int, list[SeenTile]] = {}
         melds: dict[int, tuple[SeenMeld, ...]] = {}
         revealed: dict[int, tuple[SeenTile, ...]] = {}
@@ -462,8 +465,12 @@ class TableReader:
                 if float(np.asarray(r.centre) @ right) < limit and seen[idx[i]].tile not in ("back", "none")}
         if not keep:
             return
+        # a tile between read ones that could not be read stays in the hand as "none" (the hand's
+        # size counts): a later frame may read it
+        keep |= {i for i in range(min(keep), max(keep)) if float(np.asarray(rects[i][0].centre) @ right) < limit}
         order = sorted(keep)
-        revealed[strip.seat] = tuple(seen[idx[i]] for i in order)
+        revealed[strip.seat] = tuple(seen[idx[i]] if seen[idx[i]].tile != "back" else SeenTile("none", 0.0)
+                                     for i in order)
         groups = [[i for i in g if i in keep] for g in parsed["groups"]]
         groups = [g for g in groups if g]
         if len(groups) >= 2 and len(groups[-1]) == 1 and groups[-1][0] == order[-1]:
@@ -490,7 +497,15 @@ class TableReader:
                 jobs.append((rect, False, True))
             elif n:
                 back_of[k] = top2[k] if n == 2 else top1[k]
-        return {w: tuple(v) for w, v in walls.items()}, wall_jobs, self._other_backs(back_of)
+        other = self._other_backs(back_of)
+        # a top of another colour may be a face-up tile whose ink hides its ivory (an 8s indicator is
+        # mostly green): the classifier tells a face from the other set's back
+        for k, slot in enumerate(self._slots):
+            if k in back_of and other[slot.wall][slot.stack - 1]:
+                rect = self.layout.wall_top(slot.wall, slot.stack, walls[slot.wall][slot.stack - 1])
+                wall_jobs.append(((slot.wall, slot.stack), len(jobs)))
+                jobs.append((rect, False, True))
+        return {w: tuple(v) for w, v in walls.items()}, wall_jobs, other
 
     def _other_backs(self, back_of: dict[int, np.ndarray]) -> dict[int, tuple[str, ...]]:
         """Per wall and stack: "" for the set's back colour (the walls' majority) or an empty slot,
@@ -601,6 +616,10 @@ class TableReader:
             is_side = has_added = False
             # a face-up top shows ivory between the glyph strokes; a face-down one only the back colour
             face_up = frac(face_c, pos + 3, pos + 20) > 0.45
+            if not face_up and strip.kind == "reveal":
+                # a busy face lying in a revealed hand (0p, 8s): its ivory border shows at both ends,
+                # where a standing tile (only its thickness deep) leaves felt at the far one
+                face_up = frac(ivory[0], a, b) + frac(ivory[1], a, b) > 1.0
             if not face_up and strip.kind == "river":
                 # a busy face (many dots or bamboos) leaves little ivory on the mid lines; an upright
                 # tile's face still shows its ivory border near both ends (a hand over the row shows none)

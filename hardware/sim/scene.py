@@ -4,9 +4,10 @@ Tiles are boxes with a two-layer body (ivory face layer, coloured back layer) pr
 the same pinhole model the reader calibrates (``vision.calibration.PinholeCamera``): walls
 with 2, 1 or 0 tiles per slot and face-up indicators on top, rivers six per row with sideways
 riichi tiles, melds with the called tile sideways (closed kans with backs, added kans behind),
-standing concealed hands, revealed hands, flowers set aside, players' hands passing over, the
-ArUco markers at the corners, felt, a lighting gradient, soft shadows and sensor noise. Faces
-come from ``hardware.sim.tile_art``. Deterministic given the seed; tens of ms a frame.
+standing concealed hands, revealed hands (the winning tile set apart), flowers set aside, riichi
+sticks, players' hands passing over, the ArUco markers at the corners, felt, a lighting
+gradient, soft shadows and sensor noise. Faces come from ``hardware.sim.tile_art``.
+Deterministic given the seed; tens of ms a frame.
 
 >>> from vision.layout import load_profile
 >>> r = SceneRenderer(load_profile("riichi4"))

@@ -17,7 +17,7 @@ table and applies those actions one at a time:
 The table never talks to the daemon: the daemon learns what happened from the MCU link, the
 buttons and the camera only. Seats are table positions and the log's seat order alike (the
 first dealer sits at position 0); wall stacks are 1-based in the script (``controller.rules.walls``)
-and 0-based in the scene.
+and in the scene's indicators and other backs (a wall's ``counts`` list is indexed from 0).
 
 Threading: one thread drives :meth:`step`; :meth:`snapshot` (the camera) and the MCU hooks
 (:meth:`prepare_lift`, :meth:`prepare_roll`, :meth:`on_lift_done`, :meth:`on_dice`) may be
@@ -39,6 +39,7 @@ from hardware.sim.script import HandScript, Script
 log = logging.getLogger(__name__)
 
 STACKS = 17
+OTHER_BACK = "yellow"     # the back colour of the other set (the table's own set is blue)
 OPS = ("lift", "press", "dice", "take", "refill", "discard", "take_back", "meld", "stick", "flip",
        "swap_indicator", "reveal")
 # Actions the camera sees (the others are buttons or MCU motion).
@@ -240,9 +241,10 @@ class SimTable:
             walls[seat] = [sum(1 for layer in (WL.UPPER, WL.LOWER)
                                if h.walls.get(WL.WallSlot(seat, k, layer)) is not None)
                            for k in range(1, self.stacks + 1)]
-        self.scene = TableState(walls=walls, back_colour=self.scene.back_colour)
-        # tiles of the other set standing in the walls (the scene draws one back colour for all)
+        # tiles of the other set standing in the walls show the other set's back colour
         self.odd_backs = {(b["wall"], b["stack"]) for b in op.get("odd_backs", ())}
+        self.scene = TableState(walls=walls, back_colour=self.scene.back_colour,
+                                other_backs={slot: OTHER_BACK for slot in self.odd_backs})
         self.seats = [_SeatTable() for _ in range(4)]
         self.declared = set()
 
@@ -263,7 +265,8 @@ class SimTable:
             raise SimTableError(f"{self._where()}: no tile left at wall {wall} stack {stack}")
         counts[stack - 1] -= 1
         if counts[stack - 1] == 0:
-            self.scene.indicators.pop((wall, stack - 1), None)
+            self.scene.indicators.pop((wall, stack), None)
+            self.scene.other_backs.pop((wall, stack), None)
 
     def _op_take(self, op: dict) -> None:
         self._take_from(op["wall"], op["stack"])
@@ -334,7 +337,10 @@ class SimTable:
         self.scene.melds[seat] = [MeldShape(tuple(m["tiles"]), m["sideways"], m["added"]) for m in table.melds]
 
     def _op_stick(self, op: dict) -> None:
-        """The riichi stick goes down (the camera does not read sticks; the tracker settles deposits)."""
+        """The riichi stick goes down at the seat's stick place (the game settles deposits from the
+        declaration; the camera sees the stick)."""
+        with self._lock:
+            self.scene.sticks.add(op["seat"])
 
     def _op_flip(self, op: dict) -> None:
         wall, stack = op["wall"], op["stack"]
@@ -342,10 +348,10 @@ class SimTable:
         if counts is None or counts[stack - 1] <= 0:
             raise SimTableError(f"{self._where()}: nothing to turn at wall {wall} stack {stack}")
         # an ura indicator: the dora indicator is lifted aside and the tile below turned in its place
-        self.scene.indicators[(wall, stack - 1)] = op["tile"]
+        self.scene.indicators[(wall, stack)] = op["tile"]
 
     def _op_swap_indicator(self, op: dict) -> None:
-        key = (op["wall"], op["stack"] - 1)
+        key = (op["wall"], op["stack"])
         if key not in self.scene.indicators:
             raise SimTableError(f"{self._where()}: no indicator at wall {op['wall']} stack {op['stack']} to swap")
         self.scene.indicators[key] = op["tile"]
@@ -357,6 +363,7 @@ class SimTable:
         if win is not None and win in tiles:
             tiles.remove(win)
             tiles = T.sorted_tiles(tiles) + [win]     # the winning tile set apart at the right end
+            self.scene.win_apart.add(seat)
         else:
             tiles = T.sorted_tiles(tiles)
         self.scene.revealed[seat] = tiles

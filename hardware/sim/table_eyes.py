@@ -11,13 +11,15 @@
   (``on_button``: a declared win makes the next changed indicator an ura indicator and the
   declarer's revealed hand end with its winning tile).
 
-Seats are table positions (the game's seat order at the simulated table); ``stack`` in the
-events is 1-based (``controller.rules.walls``), 0-based in views.
+Seats are table positions (the game's seat order at the simulated table); ``stack`` is 1-based
+in the events (``controller.rules.walls``), the views and the scene's indicators alike.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from dataclasses import replace
 
 from controller import events as ev
 from controller.rules import tiles as T
@@ -42,7 +44,7 @@ def perfect_view(state: TableState, *, now: float = 0.0) -> TableView:
     """What an error-free reader reads from ``state``."""
     walls = {w: tuple(c) for w, c in state.walls.items()}
     indicators = tuple(Indicator(w, s, SeenTile(t, 1.0)) for (w, s), t in sorted(state.indicators.items())
-                       if 0 <= s < len(state.walls.get(w, ())) and state.walls[w][s] > 0)
+                       if 1 <= s <= len(state.walls.get(w, ())) and state.walls[w][s - 1] > 0)
     rivers = {seat: tuple(SeenTile(t, 1.0, side) for t, side in state.rivers.get(seat, [])) for seat in range(4)}
     melds = {}
     for seat, shapes in state.melds.items():
@@ -64,7 +66,11 @@ def perfect_view(state: TableState, *, now: float = 0.0) -> TableView:
             out.append(SeenMeld(tiles, kind, m.sideways, added, source))
         melds[seat] = tuple(out)
     revealed = {seat: tuple(SeenTile(t, 1.0) for t in tiles) for seat, tiles in state.revealed.items() if tiles}
-    return TableView(walls, indicators, rivers, melds, revealed, {}, now, 0)
+    other_backs = {w: tuple(state.other_backs.get((w, k), "") if n > 0 else "" for k, n in enumerate(c, start=1))
+                   for w, c in state.walls.items()}
+    win_tiles = {seat: revealed[seat][-1] for seat in state.win_apart if revealed.get(seat)}
+    return TableView(walls, indicators, rivers, melds, revealed, {}, now, 0, other_backs=other_backs,
+                     win_tiles=win_tiles, sticks=frozenset(state.sticks))
 
 
 def misread(view: TableView, rng: random.Random, rate: float) -> TableView:
@@ -106,7 +112,7 @@ def misread(view: TableView, rng: random.Random, rate: float) -> TableView:
         ind = list(indicators)
         ind[where] = Indicator(ind[where].wall, ind[where].stack, bad(ind[where].tile))
         indicators = tuple(ind)
-    return TableView(view.walls, indicators, rivers, melds, revealed, view.flowers, view.now, view.tiles_classified)
+    return replace(view, indicators=indicators, rivers=rivers, melds=melds, revealed=revealed)
 
 
 def names(view: TableView) -> tuple:
@@ -117,6 +123,21 @@ def names(view: TableView) -> tuple:
             tuple(sorted((s, tuple((tuple(t.tile for t in m.tiles), m.sideways, m.added.tile if m.added else None)
                                    for m in ms)) for s, ms in view.melds.items())),
             tuple(sorted((s, tuple(t.tile for t in r)) for s, r in view.revealed.items())))
+
+
+def look_until_agreed(read: Callable[[], TableView], looks: int) -> TableView:
+    """Frames from ``read()`` until two in a row say the same and the last leaves nothing unread
+    (a tile misread or lost in one frame is outvoted; one unread waits for another frame), at
+    most ``looks`` frames: the last one read."""
+    last = None
+    view = read()
+    for _ in range(looks - 1):
+        key = names(view)
+        if key == last and settled(view)[1]:
+            break
+        last = key
+        view = read()
+    return view
 
 
 def _reveal_beside_melds(view: TableView) -> TableView:
@@ -139,8 +160,7 @@ def _reveal_beside_melds(view: TableView) -> TableView:
         changed = True
     if not changed:
         return view
-    return TableView(view.walls, view.indicators, view.rivers, melds, revealed, view.flowers, view.now,
-                     view.tiles_classified)
+    return replace(view, melds=melds, revealed=revealed)
 
 
 def settled(view: TableView) -> tuple[TableView, bool]:
@@ -179,8 +199,7 @@ def settled(view: TableView) -> tuple[TableView, bool]:
         revealed[seat] = tiles
     if whole and melds == view.melds and revealed == view.revealed:
         return view, True
-    return TableView(view.walls, view.indicators, rivers, melds, revealed, view.flowers, view.now,
-                     view.tiles_classified), whole
+    return replace(view, rivers=rivers, melds=melds, revealed=revealed), whole
 
 
 def _meld_tiles(m: SeenMeld) -> list[str]:
@@ -198,6 +217,7 @@ class ViewTracker:
         # per seat, every discard seen in order: True once a call took it out of the river. The
         # game counts a seat's discards with the called ones, the camera sees only those still there.
         self.called: dict[int, list[bool]] = {}
+        self.backs_seen: set[tuple[int, int]] = set()   # wall slots of the other set's back reported this hand
 
     def on_button(self, seat: int, action: str) -> None:
         if action in ("tsumo", "ron"):
@@ -211,21 +231,31 @@ class ViewTracker:
             for seat, river in view.rivers.items():
                 if len(river) < len(self.prev.rivers.get(seat, ())):
                     rivers[seat] = self.prev.rivers[seat]
-            view = TableView(view.walls, view.indicators, rivers, view.melds, view.revealed, view.flowers,
-                             view.now, view.tiles_classified)
+            view = replace(view, rivers=rivers)
         prev, self.prev = self.prev, view
         if prev is None or self._is_new_hand(prev, view):
             self.declared = set()
             self.called = {}
+            self.backs_seen = set()
             self.hands += 1 if view.walls and any(sum(c) for c in view.walls.values()) else 0
-            return []
-        out: list[ev.Event] = []
+            return self._backs(view, now)
+        out: list[ev.Event] = self._backs(view, now)
         out += self._walls(prev, view, now)
         out += self._indicators(prev, view, now)
         new_melds = self._new_melds(prev, view, now)
         out += self._rivers(prev, view, new_melds, self.called, now)
         out += [e for _seat, e in new_melds]
         out += self._reveals(prev, view, now)
+        return out
+
+    def _backs(self, view: TableView, now: float) -> list[ev.Event]:
+        """A wall tile showing another back colour than the set's (once per slot and hand)."""
+        out: list[ev.Event] = []
+        for w, colours in sorted(view.other_backs.items()):
+            for stack, colour in enumerate(colours, start=1):
+                if colour and (w, stack) not in self.backs_seen:
+                    self.backs_seen.add((w, stack))
+                    out.append(ev.WallBack(wall=w, stack=stack, colour=colour, now=now))
         return out
 
     @staticmethod
@@ -258,7 +288,7 @@ class ViewTracker:
             if was == tile:
                 continue
             is_ura = was is not None and bool(self.declared)
-            out.append(ev.IndicatorRevealed(wall=ind.wall, stack=ind.stack + 1, tile=tile, is_ura=is_ura, now=now))
+            out.append(ev.IndicatorRevealed(wall=ind.wall, stack=ind.stack, tile=tile, is_ura=is_ura, now=now))
         return out
 
     def _new_melds(self, prev: TableView, view: TableView, now: float) -> list[tuple[int, ev.Event]]:

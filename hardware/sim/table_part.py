@@ -41,7 +41,7 @@ from typing import Any
 from controller import events as ev
 from hardware.sim import script as sim_script
 from hardware.sim.table import VISIBLE_OPS, SimTable, SimTableError
-from hardware.sim.table_eyes import ViewTracker, misread, names, perfect_view
+from hardware.sim.table_eyes import ViewTracker, look_until_agreed, misread, perfect_view
 from vision.reader import TableView
 
 log = logging.getLogger(__name__)
@@ -53,7 +53,7 @@ BUTTON_PINS: dict[tuple[int, str], int] = {
     (seat, action): 2 + 6 * seat + k for seat in range(4) for k, action in enumerate(BUTTON_ACTIONS)}
 STEP_S = 0.5          # seconds between two actions at speed 1
 LIFT_TIMEOUT_S = 60.0
-LOOKS = 5             # frames of one table state at most, until two in a row agree
+LOOKS = 6             # frames of one table state at most, until two in a row agree
 
 
 def frame_breaks(pending: list[dict], nxt: dict) -> bool:
@@ -335,7 +335,6 @@ class SimTablePart:
                 if op["op"] == "lift":
                     self._look()
                     pending = []
-                    self._backs()
                 if self.speed > 0:
                     self._stop.wait(STEP_S / self.speed)
         except (SimTableError, ValueError, OSError) as err:
@@ -343,16 +342,6 @@ class SimTablePart:
             return
         if table.finished:
             log.info("sim table: %s played to its end (%d hands)", self.path.name, len(self.script.hands))
-
-    def _backs(self) -> None:
-        """The back colours of the lifted walls. Only the error-free reader sees them: the scene draws
-        one back colour and the reader does not measure it yet."""
-        assert self.table is not None
-        if self.camera_mode != "perfect":
-            return
-        now = time.monotonic()
-        for wall, stack in sorted(self.table.odd_backs):
-            self._emit("camera", ev.WallBack(wall=wall, stack=stack, colour="other", now=now))
 
     def _read(self, state) -> TableView:
         now = time.monotonic()
@@ -368,16 +357,11 @@ class SimTablePart:
         return seen
 
     def _look(self) -> None:
-        """Frames of the table as it stands now, until two in a row say the same (a tile misread or
-        lost in one frame is outvoted), at most LOOKS; then post what changed since the last time."""
+        """Frames of the table as it stands now, until two in a row say the same and leave nothing
+        unread (a tile misread or lost in one frame is outvoted), at most LOOKS; then post what
+        changed since the last time."""
         assert self.table is not None
         state = self.table.snapshot()
-        last = None
-        for _ in range(LOOKS):
-            view = self._read(state)
-            key = names(view)
-            if key == last:
-                break
-            last = key
+        view = look_until_agreed(lambda: self._read(state), LOOKS)
         for event in self.tracker.update(view, view.now):
             self._emit("camera", event)

@@ -150,8 +150,9 @@ def test_reuse_crops_classifies_only_what_changed():
     assert first + 1 <= clf.seen <= first + 3     # the new tile (and a neighbour whose crop it enters)
 
 
-def test_a_tile_of_the_other_set_is_seen_in_the_walls(tile_model):
-    rt = rendered("tilted")
+@pytest.mark.parametrize("pose", ["tilted", "tilt15_askew"])
+def test_a_tile_of_the_other_set_is_seen_in_the_walls(tile_model, pose):
+    rt = rendered(pose)
     st = rt.state.copy()
     st.other_backs = {(2, 5): "yellow", (0, 3): "orange"}
     frame = rt.renderer.render(st, seed=12)
