@@ -38,7 +38,7 @@ from controller.storage import EventStore
 log = logging.getLogger(__name__)
 
 # The packaged game the simulated table plays by default: a real recorded game
-# (tenhou.net/6, from /work/shared/samples/tenhou/mjlog2json__2019021004gm-00a9-0000-e2f6516d.json).
+# (tenhou.net/6, a copy of the shared folder's samples/tenhou/mjlog2json__2019021004gm-00a9-0000-e2f6516d.json).
 SAMPLE_GAME = Path(__file__).resolve().parent / "daemon_sample_game.json"
 
 

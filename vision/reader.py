@@ -427,7 +427,9 @@ class TableReader:
                     occluded.add(strip.seat)
                 rivers.setdefault(strip.seat, []).extend(tiles)
             elif strip.kind == "melds":
-                melds[strip.seat] = self._melds(strip.seat, parsed, tiles)
+                standing = {i for i in parsed["doubtful"] if guesses[idx[i]].tile in ("none", "back")
+                            or guesses[idx[i]].confidence < _DOUBTFUL_CONFIDENCE}
+                melds[strip.seat] = self._melds(strip.seat, parsed, tiles, standing)
             elif strip.kind == "reveal":
                 pass   # below, once the melds that may share the strip are known
             else:
@@ -630,6 +632,16 @@ class TableReader:
                     # not read as a tile)
                     doubtful.append(len(rects))
                     face_up = True
+            classify_anyway = False
+            if not face_up and strip.kind == "melds":
+                if frac(filled[1], a, b) > 0.5:
+                    # lying upright: a closed kan's back or a busy face; the classifier tells them apart
+                    classify_anyway = True
+                elif not any(i in doubtful for i in current):
+                    # a busy face lying sideways (its far band is felt) or a standing tile of the hand:
+                    # the classifier decides (read() takes a place it does not read as a tile for standing)
+                    doubtful.append(len(rects))
+                    face_up = True
             if allow_sideways and face_up:
                 if strip.sideways == "center":
                     # the edge band facing away from the camera's foot point: no side wall shows there
@@ -645,6 +657,7 @@ class TableReader:
                         is_side = has_added or frac(ivory[1], a, b) < 0.3
             # lying flat (not a standing hand tile): something fills the far band, as no standing tile does
             is_lying = is_side or frac(filled[1], a, b) > 0.5
+            face_up = face_up or classify_anyway
             current.append(len(rects))
             rects.append((self.layout.strip_tile(strip, pos_mm, is_sideways=is_side), is_side, face_up, is_lying))
             if has_added:
@@ -692,7 +705,8 @@ class TableReader:
         d_nadir = float(-(self._nadir @ forward))
         return d_nadir - (strip.near_d - self.profile.tile.length_mm / 2)
 
-    def _melds(self, seat: int, parsed: dict, tiles: list[SeenTile]) -> tuple[SeenMeld, ...]:
+    def _melds(self, seat: int, parsed: dict, tiles: list[SeenTile],
+               standing: set[int] | frozenset[int] = frozenset()) -> tuple[SeenMeld, ...]:
         out = []
         used: list[int] = []
         self._meld_used[seat] = used
@@ -707,7 +721,7 @@ class TableReader:
             side = [k for k, i in enumerate(main) if rects[i][1]]
             add = next((tiles[added[i]] for i in main if i in added), None)
             n = len(ts)
-            if not all(rects[i][3] for i in main):
+            if not all(rects[i][3] and i not in standing for i in main):
                 break   # standing tiles: the concealed hand begins here
             backs = sum(1 for x in ts if x.tile == "back")
             kind = ""

@@ -163,15 +163,39 @@ def _reveal_beside_melds(view: TableView) -> TableView:
     return replace(view, melds=melds, revealed=revealed)
 
 
+SURE = 0.7      # a face read at least this sure counts as read (a meld's other faces are mended from it)
+
+
+def mend_meld(m: SeenMeld) -> SeenMeld:
+    """A called meld whose sure faces (two or more) are all one kind is a pon or a kan of that kind
+    (a chi never holds two of a kind): its unsure or unread faces are that kind too. A busy face
+    seen at a slant may be read unsure, or as another tile; the sure ones outvote it."""
+    if m.sideways is None or len(m.tiles) < 3:
+        return m
+    sure = [t for t in m.tiles if t.tile not in UNREAD and t.confidence >= SURE]
+    kinds = {T.plain(t.tile) for t in sure}
+    if len(sure) < 2 or len(kinds) != 1:
+        return m
+    kind = kinds.pop()
+    if all(t in sure or t.tile == "back" for t in m.tiles) and m.kind in ("pon", "daiminkan", "kakan"):
+        return m
+    tiles = tuple(t if t in sure or t.tile == "back" else SeenTile(kind, SURE, t.is_sideways) for t in m.tiles)
+    new_kind = m.kind if m.kind in ("daiminkan", "kakan") else ("pon" if len(tiles) == 3 else "daiminkan")
+    return replace(m, tiles=tiles, kind=new_kind)
+
+
 def settled(view: TableView) -> tuple[TableView, bool]:
     """The part of ``view`` that can be trusted, and whether that is all of it.
 
     "Melds" with no face read at all are standing tiles reaching into the meld strip (a real meld
     shows faces, a closed kan its two middle tiles): dropped. A tile the reader could not name
     ("none") is not seen yet: a river stops before it, a meld or revealed hand with one waits,
-    so that the next frame reports it once it is read.
+    so that the next frame reports it once it is read. A called pon or kan's unsure faces are
+    mended from its sure ones (:func:`mend_meld`).
     """
     view = _reveal_beside_melds(view)
+    if any(m.sideways is not None for ms in view.melds.values() for m in ms):
+        view = replace(view, melds={seat: tuple(mend_meld(m) for m in ms) for seat, ms in view.melds.items()})
     whole = True
     rivers = {}
     for seat, river in view.rivers.items():
@@ -218,6 +242,7 @@ class ViewTracker:
         # game counts a seat's discards with the called ones, the camera sees only those still there.
         self.called: dict[int, list[bool]] = {}
         self.backs_seen: set[tuple[int, int]] = set()   # wall slots of the other set's back reported this hand
+        self.shown: dict[tuple[int, int], str] = {}     # indicator slot -> the tile last reported this hand
 
     def on_button(self, seat: int, action: str) -> None:
         if action in ("tsumo", "ron"):
@@ -237,6 +262,7 @@ class ViewTracker:
             self.declared = set()
             self.called = {}
             self.backs_seen = set()
+            self.shown = {}
             self.hands += 1 if view.walls and any(sum(c) for c in view.walls.values()) else 0
             return self._backs(view, now)
         out: list[ev.Event] = self._backs(view, now)
@@ -278,15 +304,17 @@ class ViewTracker:
         return out
 
     def _indicators(self, prev: TableView, view: TableView, now: float) -> list[ev.Event]:
-        old = {(i.wall, i.stack): i.tile.tile for i in prev.indicators}
+        # an indicator lost in a frame or two (a hand over it, a doubtful read) is not turned again
+        # when it shows once more: only a tile other than the one reported at that slot is news
         out: list[ev.Event] = []
         for ind in view.indicators:
             tile = ind.tile.tile
             if tile in UNREAD:
                 continue
-            was = old.get((ind.wall, ind.stack))
+            was = self.shown.get((ind.wall, ind.stack))
             if was == tile:
                 continue
+            self.shown[(ind.wall, ind.stack)] = tile
             is_ura = was is not None and bool(self.declared)
             out.append(ev.IndicatorRevealed(wall=ind.wall, stack=ind.stack, tile=tile, is_ura=is_ura, now=now))
         return out

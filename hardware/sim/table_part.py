@@ -12,11 +12,12 @@
   the dice of the script's roll).
 - **seat buttons**: gpiozero input devices (active low, pulled up) on a ``MockFactory``; the simulated players press
   them by driving the mock pins low and high; each press becomes a ``Button`` event.
-- **camera**: ``rendered``: the table state is drawn by ``hardware.sim.scene.SceneRenderer``,
-  calibrated from its own markers and read by ``vision.reader.TableReader`` with the shipped
-  tile model; ``perfect``: the table state read without error (``table_eyes.perfect_view``),
-  the default for now (``$JANTAKU_SIM_CAMERA`` = perfect | rendered | auto, where ``auto`` takes
-  ``rendered`` once ``vision/models/tiles.onnx`` is in the build). Either way ``table_eyes.ViewTracker`` turns
+- **camera**: ``rendered`` (the default): the table state is drawn by
+  ``hardware.sim.scene.SceneRenderer``, calibrated from its own markers and read by
+  ``vision.reader.TableReader`` with the shipped tile model; ``perfect``: the table state read
+  without error (``table_eyes.perfect_view``), only when asked for (fast tests;
+  ``$JANTAKU_SIM_CAMERA`` = rendered | perfect | auto, where ``auto`` takes ``rendered`` when
+  ``vision/models/tiles.onnx`` is in the build). Either way ``table_eyes.ViewTracker`` turns
   the views into events.
 - **staff**: the game is started as staff would start it (ruleset, players, and for an
   excerpt the round, honba, sticks and scores it starts from).
@@ -123,7 +124,7 @@ class SimTablePart:
     @staticmethod
     def _camera_mode(camera: str | None) -> str:
         if camera is None:
-            camera = os.environ.get("JANTAKU_SIM_CAMERA", "perfect")
+            camera = os.environ.get("JANTAKU_SIM_CAMERA", "") or "rendered"
         if camera not in ("auto", "rendered", "perfect"):
             from controller.config import ConfigError
             raise ConfigError(f"sim table: camera {camera!r} is not auto, rendered or perfect")

@@ -195,3 +195,69 @@ def test_a_tile_the_camera_cannot_name_yet_is_reported_once_it_is_read():
     events = tracker.update(truth)
     assert tracker.is_settled
     assert [(e.seat, e.tile, e.is_riichi) for e in events] == [(1, "5s", False)]
+
+
+def test_a_wall_tile_of_the_other_set_is_reported_once_per_hand():
+    from hardware.sim.scene import TableState
+
+    tracker = ViewTracker()
+    walls = {w: [2] * 17 for w in range(4)}
+    state = TableState(walls=walls, other_backs={(2, 5): "yellow"})
+    events = tracker.update(perfect_view(state))
+    assert [(e.wall, e.stack, e.colour) for e in events if isinstance(e, ev.WallBack)] == [(2, 5, "yellow")]
+    state.walls[0][0] = 1           # play goes on: the same tile is not news again
+    assert not [e for e in tracker.update(perfect_view(state)) if isinstance(e, ev.WallBack)]
+
+
+def test_the_other_set_s_tile_in_a_fault_script_stands_in_the_scene():
+    table = SimTable(script_of(SAMPLES / "mjai-reviewer__ryukyoku.json", "other_back@0:2"))
+    table.on_lift_done(tuple(table.lift_counts(table.prepare_lift())[1]))
+    table.step()
+    assert table.odd_backs and set(table.scene.other_backs) == table.odd_backs
+
+
+def test_an_indicator_lost_for_a_frame_is_not_turned_again():
+    from dataclasses import replace
+
+    from hardware.sim.scene import TableState
+
+    state = TableState(walls={w: [2] * 17 for w in range(4)})
+    tracker = ViewTracker()
+    tracker.update(perfect_view(state))
+    state.indicators[(3, 6)] = "6p"
+    first = tracker.update(perfect_view(state))
+    assert [(e.wall, e.stack, e.tile) for e in first if isinstance(e, ev.IndicatorRevealed)] == [(3, 6, "6p")]
+    assert tracker.update(replace(perfect_view(state), indicators=())) == []
+    assert tracker.update(perfect_view(state)) == []
+    state.indicators[(3, 6)] = "7p"          # swapped: news
+    swapped = tracker.update(perfect_view(state))
+    assert [(e.stack, e.tile) for e in swapped if isinstance(e, ev.IndicatorRevealed)] == [(6, "7p")]
+
+
+def test_a_called_kan_s_unsure_faces_are_mended_from_its_sure_ones_but_a_chi_is_not():
+    from hardware.sim.table_eyes import mend_meld
+    from vision.reader import SeenMeld, SeenTile
+
+    kan = SeenMeld((SeenTile("5m", 0.5), SeenTile("7p", 0.4), SeenTile("7p", 0.9), SeenTile("7p", 0.95, True)),
+                   "daiminkan", 3, None, 0)
+    assert [t.tile for t in mend_meld(kan).tiles] == ["7p"] * 4
+    pon = SeenMeld((SeenTile("2m", 0.9, True), SeenTile("3m", 0.5), SeenTile("2m", 0.8)), "chi", 0, None, 3)
+    mended = mend_meld(pon)
+    assert mended.kind == "pon" and [t.tile for t in mended.tiles] == ["2m"] * 3
+    chi = SeenMeld((SeenTile("2m", 0.9, True), SeenTile("3m", 0.5), SeenTile("4m", 0.8)), "chi", 0, None, 3)
+    assert mend_meld(chi) == chi
+    alone = SeenMeld((SeenTile("2m", 0.9, True), SeenTile("5p", 0.5), SeenTile("2m", 0.6)), "chi", 0, None, 3)
+    assert mend_meld(alone) == alone        # one sure face is not enough
+
+
+def test_the_rendered_camera_follows_a_short_recorded_hand(capsys):
+    """The check tool: frames rendered from the performing table, read with the shipped model, give
+    the same events as the error-free reader."""
+    from hardware.sim import table_check
+    from vision.classifier import DEFAULT_MODEL
+
+    if not DEFAULT_MODEL.is_file():
+        pytest.fail(f"the tile model {DEFAULT_MODEL} is missing")
+    status = table_check.main([str(SAMPLES / "mjai-reviewer__kyushukyuhai.json")])
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert status == 0 and last.startswith("games=1 clean=1 "), last
