@@ -43,7 +43,7 @@ import numpy as np
 from controller.rules.tiles import plain
 from vision.calibration import Calibration, CalibrationError, pose_warnings
 from vision.classifier import CROP_MARGIN, TileClassifier
-from vision.decode import INPUT_SIZE, TileGuess
+from vision.decode import INPUT_SIZE, MIN_CONFIDENCE, TileGuess
 from vision.layout import Layout, Strip, TableProfile, TileRect, VisionError, source_from_position
 
 log = logging.getLogger(__name__)
@@ -51,7 +51,10 @@ log = logging.getLogger(__name__)
 STEP_MM = 1.0           # spacing of the strip sample lines
 _BACK_CONFIDENCE = 0.9  # a face-down tile told by its colour alone
 _OTHER_BACK_CHROMA = 0.15   # chromaticity distance from the walls' usual back colour: another set
+_FACE_CHROMA = 0.05     # a wall top this far from the usual back colour (or this much brighter) is
+_FACE_BRIGHT = 1.25     # classified: a face-up indicator whose ink hides its ivory
 _DOUBTFUL_CONFIDENCE = 0.6   # a river place that did not look like a tile face counts only when read this sure
+_SECOND_LOOK = 0.8      # a crop classified less sure than this is classified again, turned
 _REUSE_DIFF = 6.0       # mean abs difference (8x8 thumbnail, 0..255) below which a crop is "the same"
 
 
@@ -500,10 +503,19 @@ class TableReader:
             elif n:
                 back_of[k] = top2[k] if n == 2 else top1[k]
         other = self._other_backs(back_of)
-        # a top of another colour may be a face-up tile whose ink hides its ivory (an 8s indicator is
-        # mostly green): the classifier tells a face from the other set's back
+        # a top that is not quite the set's back may be a face-up tile whose ink hides its ivory (an 8s
+        # indicator is mostly green, a 7p many-coloured dots): the classifier tells a face from a back
+        unlike: set[int] = set()
+        if len(back_of) >= 4:
+            keys = list(back_of)
+            cols = np.stack([back_of[k] for k in keys])
+            bright = cols.sum(axis=1)
+            chroma = cols / (bright[:, None] + 1.0)
+            off = np.abs(chroma - np.median(chroma, axis=0)).sum(axis=1)
+            unlike = {k for k, o, b in zip(keys, off, bright, strict=True)
+                      if o > _FACE_CHROMA or b > _FACE_BRIGHT * float(np.median(bright))}
         for k, slot in enumerate(self._slots):
-            if k in back_of and other[slot.wall][slot.stack - 1]:
+            if k in back_of and (other[slot.wall][slot.stack - 1] or k in unlike):
                 rect = self.layout.wall_top(slot.wall, slot.stack, walls[slot.wall][slot.stack - 1])
                 wall_jobs.append(((slot.wall, slot.stack), len(jobs)))
                 jobs.append((rect, False, True))
@@ -619,9 +631,10 @@ class TableReader:
             # a face-up top shows ivory between the glyph strokes; a face-down one only the back colour
             face_up = frac(face_c, pos + 3, pos + 20) > 0.45
             if not face_up and strip.kind == "reveal":
-                # a busy face lying in a revealed hand (0p, 8s): its ivory border shows at both ends,
-                # where a standing tile (only its thickness deep) leaves felt at the far one
-                face_up = frac(ivory[0], a, b) + frac(ivory[1], a, b) > 1.0
+                # a busy face lying in a revealed hand (0p, 8s, 9p): its ivory border shows at both ends,
+                # where a standing tile (only its thickness deep) leaves felt at the far one; anything
+                # lying there reaches the far band: the classifier decides
+                face_up = frac(ivory[0], a, b) + frac(ivory[1], a, b) > 1.0 or frac(filled[1], a, b) > 0.5
             if not face_up and strip.kind == "river":
                 # a busy face (many dots or bamboos) leaves little ivory on the mid lines; an upright
                 # tile's face still shows its ivory border near both ends (a hand over the row shows none)
@@ -792,12 +805,35 @@ class TableReader:
             self._plane_cache[key] = H
         return H
 
+    def _classify_crops(self, crops: list[np.ndarray]) -> list[TileGuess]:
+        """The classifier's answers; a crop answered less sure than ``_SECOND_LOOK`` is classified
+        again turned by 90, 180 and 270 degrees and the four answers vote (each with its confidence):
+        a busy face at a slant (7p, 6p) is often read surer turned."""
+        guesses = self.classifier.classify(crops)
+        weak = [i for i, g in enumerate(guesses) if g.best not in ("", "none") and g.best_confidence < _SECOND_LOOK]
+        if not weak:
+            return guesses
+        turned = self.classifier.classify([np.ascontiguousarray(np.rot90(crops[i], k)) for i in weak for k in (1, 2, 3)])
+        out = list(guesses)
+        for n, i in enumerate(weak):
+            votes: dict[str, float] = {}
+            for g in (guesses[i], *turned[3 * n:3 * n + 3]):
+                votes[g.best] = votes.get(g.best, 0.0) + g.best_confidence
+            best, total = max(votes.items(), key=lambda kv: kv[1])
+            conf = total / 4
+            if best == guesses[i].best and conf <= guesses[i].best_confidence:
+                continue
+            sure = conf >= MIN_CONFIDENCE
+            out[i] = TileGuess(best if sure else "none", conf if sure else 1.0 - conf,
+                               (guesses[i].rotation or 0) if sure else None, best, conf)
+        return out
+
     def _classify(self, rects: list[TileRect]) -> list[TileGuess]:
         if not rects:
             return []
         crops = self.crops(self._frame, rects)
         if not self.reuse_crops:
-            return self.classifier.classify(crops)
+            return self._classify_crops(crops)
         # a tile that looks as it did last frame keeps its answer: only changed crops are classified
         small = [cv2.resize(c, (8, 8), interpolation=cv2.INTER_AREA).astype(np.int16) for c in crops]
         keys = [(tuple(round(v, 1) for xy in r.corners for v in xy), r.z_mm) for r in rects]
@@ -810,7 +846,7 @@ class TableReader:
             else:
                 out.append(None)
                 todo.append(i)
-        for i, guess in zip(todo, self.classifier.classify([crops[i] for i in todo]), strict=True):
+        for i, guess in zip(todo, self._classify_crops([crops[i] for i in todo]), strict=True):
             out[i] = guess
             self._crop_cache[keys[i]] = (small[i], guess)
         if len(self._crop_cache) > 4096:

@@ -9,7 +9,7 @@ held-out set and writes ``vision/models/MODEL_CARD.md``.
 torch, onnx and tqdm are the ``train`` extra; the product itself runs the exported file with
 onnxruntime only.
 
-Options: ``--samples N`` (training crops, default 110000), ``--epochs E``, ``--threads T``,
+Options: ``--samples N`` (training crops, default 180000), ``--epochs E``, ``--threads T``,
 ``--heldout N``, ``--out DIR``, ``--fresh`` (re-render the data even if cached).
 """
 
@@ -47,7 +47,7 @@ def render_training_set(n: int, *, workers: int, fresh: bool, seed_base: int = 1
     from tqdm import tqdm
 
     chunks = (n + CHUNK - 1) // CHUNK
-    path = CACHE_DIR / f"train_v4_s{seed_base}_{chunks * CHUNK}.npz"
+    path = CACHE_DIR / f"train_v5_s{seed_base}_{chunks * CHUNK}.npz"
     if path.is_file() and not fresh:
         data = np.load(path)
         return data["x"], data["y"], data["r"]
@@ -255,8 +255,8 @@ Reproduce: `python -c "from vision.train_data import evaluate_heldout; a, r = ev
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__.splitlines()[0])
-    ap.add_argument("--samples", type=int, default=110_000)
-    ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--samples", type=int, default=180_000)
+    ap.add_argument("--epochs", type=int, default=8)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--heldout", type=int, default=4000)
     ap.add_argument("--out", type=Path, default=MODEL_DIR)

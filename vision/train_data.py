@@ -39,7 +39,7 @@ class RenderParams:
 
     tilt_max_deg: float = 45.0
     skew_max_deg: float = 8.0
-    fill: tuple[float, float] = (0.68, 1.0)
+    fill: tuple[float, float] = (0.68, 1.12)  # >1: the crop cuts the tile's edges (a tight slot)
     back_colours: tuple[str, ...] = ("blue", "green", "yellow", "orange", "red", "black", "navy")
     felt_hues: tuple[float, float] = (0.0, 180.0)   # OpenCV hue range of the felt
     light: tuple[float, float] = (0.6, 1.3)
@@ -49,11 +49,13 @@ class RenderParams:
     p_shadow: float = 0.35
     p_photo: float = 0.3        # a phone-photo-like crop: other backgrounds, bigger detail, any aspect
     p_any_back: float = 0.0     # chance a set's back is any colour rather than one of back_colours
+    p_artwork_style: float = 0.0  # chance a set looks exactly like the artwork (the scene renderer's default)
+    centre_jitter: float = 0.04   # crop centre offset, fraction of the crop side (standard deviation)
     jpeg_quality: tuple[int, int] = (35, 95)
     noise_max: float = 9.0
 
 
-TRAIN = RenderParams(p_any_back=0.5)
+TRAIN = RenderParams(p_any_back=0.5, p_artwork_style=0.2, centre_jitter=0.06)
 HELDOUT = RenderParams(
     tilt_max_deg=40.0, skew_max_deg=6.0, fill=(0.72, 0.98),
     back_colours=("teal", "pink", "purple", "blue", "yellow"),
@@ -305,8 +307,8 @@ def render_sample(label: str, rotation: int, rng: np.random.Generator, *, style:
         ch = bh / rng.uniform(*params.fill)
     else:
         cw = ch = max(bw, bh) / rng.uniform(*params.fill)
-    mx += rng.normal(0, 0.04) * cw
-    my += rng.normal(0, 0.04) * ch
+    mx += rng.normal(0, params.centre_jitter) * cw
+    my += rng.normal(0, params.centre_jitter) * ch
     crop = cv2.getRectSubPix(warped, (max(8, int(cw)), max(8, int(ch))), (float(mx), float(my)))
     crop = _photometric(crop, rng, params)
     if is_photo and rng.random() < 0.5:  # phone photos keep more detail than the table camera
@@ -337,6 +339,9 @@ def render_set(n: int, seed: int, params: RenderParams = TRAIN, group: int = 64
     for i in range(n):
         if i % group == 0:
             style = tile_art.random_style(rng)
+            if rng.random() < params.p_artwork_style:
+                style = tile_art.with_style(tile_art.DEFAULT_STYLE, stroke_px=style.stroke_px,
+                                            glyph_scale=style.glyph_scale)
             backs = _set_backs(rng, params)
         crop = render_sample(CLASSES[labels[i]], ROTATIONS[rots[i]], rng, style=style, backs=backs,
                              params=params)

@@ -74,7 +74,6 @@ class RenderedCheck:
                 # back in step with what the table did, so that one misreading is reported once
                 seen.prev, seen.declared = truth.prev, set(truth.declared)
                 seen.called = {k: list(v) for k, v in truth.called.items()}
-                seen.shown, seen.backs_seen = dict(truth.shown), set(truth.backs_seen)
 
         pending: list[dict] = []
         while not table.finished and len(fails) < max_fails:

@@ -85,6 +85,7 @@ def test_cobs_known_vectors(data, wire):
     assert p.cobs_decode(wire) == data
 
 
+@settings(deadline=None)
 @given(st.binary(max_size=600))
 def test_cobs_round_trip_has_no_zero(data):
     wire = p.cobs_encode(data)
@@ -94,6 +95,7 @@ def test_cobs_round_trip_has_no_zero(data):
 
 # ----------------------------------------------------------------------------- frames
 
+@settings(deadline=None)
 @given(MESSAGES, st.integers(0, 255))
 def test_decode_encode_round_trip(msg, seq):
     wire = p.encode(msg, seq)
@@ -101,6 +103,7 @@ def test_decode_encode_round_trip(msg, seq):
     assert p.decode_frame(wire[:-1]) == p.Frame(seq, msg)
 
 
+@settings(deadline=None)
 @given(st.lists(st.tuples(MESSAGES, st.integers(0, 255)), max_size=6), st.data())
 def test_stream_decoder_any_chunking(items, data):
     wire = b"".join(b"\x00" + p.encode(m, s) for m, s in items)
@@ -112,6 +115,7 @@ def test_stream_decoder_any_chunking(items, data):
     assert out == [p.Frame(s, m) for m, s in items]
 
 
+@settings(deadline=None)
 @given(st.binary(max_size=400))
 def test_random_bytes_raise_only_protocol_errors(data):
     for item in p.FrameDecoder().feed(data + b"\x00"):
@@ -122,13 +126,14 @@ def test_random_bytes_raise_only_protocol_errors(data):
         pass
 
 
+@settings(deadline=None)
 @given(st.binary(max_size=200), MESSAGES, st.integers(0, 255))
 def test_resynchronises_after_garbage(garbage, msg, seq):
     out = p.FrameDecoder().feed(garbage + b"\x00" + p.encode(msg, seq))
     assert out[-1] == p.Frame(seq, msg)
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 @given(MESSAGES, st.integers(0, 255))
 def test_every_single_bit_error_is_detected(msg, seq):
     wire = p.encode(msg, seq)

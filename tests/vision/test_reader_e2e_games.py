@@ -95,3 +95,13 @@ def test_a_green_indicator_is_an_indicator_not_another_back(camera):
     view = reader.read(renderer.render(state, seed=4))
     assert sorted((i.wall, i.stack, i.tile.tile) for i in view.indicators) == [(0, 5, "8s"), (0, 6, "3z")]
     assert not any(c for row in view.other_backs.values() for c in row)
+
+
+def test_a_busy_nine_of_circles_in_a_revealed_hand_is_classified(camera):
+    """Nine terminals declared (a recorded game's hand 5): the 9p shows almost no ivory, yet lies flat."""
+    renderer, reader = camera
+    hand = ["1p", "3p", "5p", "7p", "9p", "1s", "4s", "6s", "9s", "1z", "2z", "3z", "4z", "5z"]
+    state = TableState(walls=_walls(), revealed={0: hand}, standing={1: 13, 2: 13, 3: 13})
+    view = reader.read(renderer.render(state, seed=0))
+    got = [t.tile for t in view.revealed[0]]
+    assert len(got) == 14 and got[4] == "9p" and got[5:] == hand[5:], got

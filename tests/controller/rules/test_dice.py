@@ -1,7 +1,7 @@
 """Break points and dice counting: every worked example of RULINGS "Break"."""
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.rules.dice import (
@@ -96,6 +96,7 @@ def test_bad_rolls_are_refused_with_a_reason(method, rolls, fragment):
         break_point(method, 0, rolls, n_seats=4)
 
 
+@settings(deadline=None)
 @given(st.integers(0, 3), st.integers(1, 6), st.integers(1, 6))
 def test_counting_direction_is_counter_clockwise(roller, a, b):
     total = a + b

@@ -1,5 +1,5 @@
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.rules import tiles as T
@@ -30,6 +30,7 @@ def _group(t):
     return "winds" if int(t[0]) <= 4 else "dragons"
 
 
+@settings(deadline=None)
 @given(st.sampled_from(T.KINDS_34 + T.REDS))
 def test_dora_wraps_within_its_group(ind):
     d = dora_of(ind)

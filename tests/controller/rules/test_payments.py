@@ -1,6 +1,6 @@
 import dataclasses
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.rules.payments import WinPayment, nagashi_deltas, ron_amount, tsumo_payments, win_deltas
@@ -73,6 +73,7 @@ def test_sanma_without_tsumo_loss_splits_the_north_share():
     assert tsumo_payments(2000, winner=1, dealer=0, rules=with_loss) == [-4000, 6000, -2000]
 
 
+@settings(deadline=None)
 @given(st.integers(1, 13), st.sampled_from([20, 25, 30, 40, 50, 70, 110]), st.integers(0, 3),
        st.integers(0, 3), st.integers(0, 8), st.integers(0, 6), st.booleans())
 def test_payments_balance_with_the_sticks(han, fu, winner, dealer, honba, sticks, tsumo):
@@ -83,6 +84,7 @@ def test_payments_balance_with_the_sticks(han, fu, winner, dealer, honba, sticks
     assert d[winner] > 0 and all(x % 100 == 0 for x in d)
 
 
+@settings(deadline=None)
 @given(st.integers(1, 12), st.integers(1, 12))
 def test_points_never_drop_as_han_rises(h1, h2):
     lo, hi = sorted((h1, h2))
@@ -104,6 +106,7 @@ def test_pao_liability_rulings_examples():
     assert pao_liability(fourth, load("seed002")) == ("suukantsu", 1)
 
 
+@settings(deadline=None)
 @given(st.integers(0, 3), st.lists(st.sampled_from([1000, 2000, 3000, 8000, 16000]), min_size=1, max_size=3),
        st.integers(0, 5), st.integers(0, 4), st.integers(0, 3), st.booleans())
 def test_multiple_rons_with_pao_balance_with_the_sticks(discarder, bases, honba, sticks, dealer, head_bump):
