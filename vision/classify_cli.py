@@ -6,7 +6,7 @@ The output follows ``shared/contracts/classify.md``: one JSON object per file, i
 read, else 0. Without ``--json`` the same answers are printed as plain text.
 
 A picture (any size, one tile roughly centred and filling most of it) is classified with
-test-time voting: the picture turned 0/90/180/270 degrees and a slightly tighter centre cut,
+test-time voting: the picture turned 0/90/180/270 degrees, as it is and with a grey border,
 the class probabilities averaged (see ``OnnxTileClassifier.classify_voted``).
 """
 

@@ -225,7 +225,7 @@ suit, wholly-red red fives (without the dot), framed haku, corner numbers, face 
 two-layer side wall (white face layer over the coloured back) on any side; back colours; felt,
 grey, white and wood backgrounds; neighbouring tiles intruding (river rows, walls, sideways
 riichi tiles); drop shadows; camera tilt up to 45 degrees (perspective), rotation 0/90/180/270 plus up
-to 8 degrees of skew; scale (tile filling 68-100 % of the crop); crops of any aspect (photos);
+to 8 degrees of skew; scale (tile filling 68-112 % of the crop: tight crops cut its edges); crops of any aspect (photos);
 lighting gradients, shadow bands, glare, colour casts and felt tint; fingers; resolution loss,
 blur, motion blur, noise and JPEG. Detail: the table camera's (a face of ~26x34 px at 1280x720),
 some crops from photo-like 64 px renders.

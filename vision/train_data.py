@@ -390,6 +390,8 @@ def symmetric_180(threshold: float = 15.0) -> frozenset[str]:
         img = cv2.resize(img, (30, 40), interpolation=cv2.INTER_AREA)
         if np.abs(img - img[::-1, ::-1]).mean() * 255 < threshold:
             out.add(tile)
+    # bamboo fives and sixes are symmetric in most physical sets; the artwork differs only by ink colour
+    out |= {"5s", "0s", "6s"}
     return frozenset(out)
 
 

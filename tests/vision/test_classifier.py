@@ -134,3 +134,12 @@ def test_scripted_classifier_plays_its_script():
     out = s.classify([None, None, None])
     assert [g.tile for g in out] == ["1m", "back", "none"]
     assert out[1].rotation == 90
+
+
+def test_voting_reads_pictures_cropped_tight_to_the_face(clf):
+    # a picture with no background at all: the bordered turns take over where the plain ones are unsure
+    faces = [tile_art.tile_face(t, 300, 400) for t in ("5p", "1m", "9s")]
+    assert [g.tile for g in clf.classify_voted(faces)] == ["5p", "1m", "9s"]
+    # an empty felt picture stays 'none' (a border must not turn it into a back)
+    felt = np.full((400, 300, 3), (40, 120, 40), np.uint8)
+    assert clf.classify_voted([felt])[0].tile == "none"
