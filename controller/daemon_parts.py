@@ -178,8 +178,9 @@ def build_parts(cfg: Config, store: EventStore, *, injects: list[dict] | None = 
             parts.append(FeedPart(cfg.game.feed, store, speed=cfg.game.speed))
         elif cfg.game.script == "off":
             log.info("sim: no simulated players ([game] script = 'off')")
-        elif (cfg.game.script and not cfg.game.loop and cfg.firmware.port == "sim"
-              and cfg.camera.source == "rendered" and _has("hardware.sim.table_part")):
+        elif (cfg.game.script and not cfg.game.loop and cfg.game.simulation == "physical"
+              and cfg.firmware.port == "sim" and cfg.camera.source == "rendered"
+              and _has("hardware.sim.table_part")):
             # tablectl demo --script: the table performs the game physically (E2E's hardware.sim.table_part)
             from hardware.sim.table_part import SimTablePart
             parts.append(SimTablePart(cfg.game.script, speed=cfg.game.speed, ruleset=cfg.game.ruleset,

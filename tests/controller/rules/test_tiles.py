@@ -1,5 +1,5 @@
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.rules import tiles
@@ -29,6 +29,7 @@ def test_parse_rejects_with_named_problem(text, fragment):
         tiles.parse(text)
 
 
+@settings(deadline=None)
 @given(st.lists(st.sampled_from(tiles.ALL_TILES), max_size=20))
 def test_format_parse_roundtrip(ts):
     assert tiles.parse(tiles.fmt(ts)) == ts
