@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import shutil
 import tempfile
 import time
 from collections.abc import Callable
@@ -65,6 +66,7 @@ class TablePart:
         self.timeouts_s = {"lift": 30.0, "centre": 10.0, "shuffle": 90.0, "dice": 10.0, **(timeouts_s or {})}
         self.table = SerialTable.over(port, interlock=gpio, on_event=self._on_mcu, **link_options)
         self.sim = sim
+        self._scratch: str | None = None
         self._post: Callable[..., None] | None = None
         self._tasks: set[asyncio.Task] = set()
         self._centre_target: dict[int, bool] = {}     # centre job id -> the position asked for
@@ -79,9 +81,11 @@ class TablePart:
                        gpio: TableGpio | None = None, **options: Any) -> TablePart:
         """The embedded default: start the simulated MCU process on a pty and drive it."""
         from hardware.sim.mcu_process import SimMcuProcess
-        sim = SimMcuProcess.start(workdir or tempfile.mkdtemp(prefix="jantaku-sim-"), time_scale=time_scale,
-                                  extra=sim_args)
-        return cls(sim.port, gpio=gpio, sim=sim, **options)
+        scratch = None if workdir else tempfile.mkdtemp(prefix="jantaku-sim-")
+        sim = SimMcuProcess.start(workdir or scratch, time_scale=time_scale, extra=sim_args)
+        part = cls(sim.port, gpio=gpio, sim=sim, **options)
+        part._scratch = scratch     # our own folder: removed again at stop
+        return part
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self, post: Callable[..., None]) -> None:
@@ -153,6 +157,8 @@ class TablePart:
             self.gpio.close()
         if self.sim is not None:
             self.sim.stop()
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
 
     def status(self) -> dict[str, Any]:
         ident = self.identify

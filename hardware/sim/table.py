@@ -35,6 +35,7 @@ from controller.rules import tiles as T
 from controller.rules import walls as WL
 from hardware.sim.scene import MeldShape, TableState
 from hardware.sim.script import HandScript, Script
+from vision.layout import sideways_index_for
 
 log = logging.getLogger(__name__)
 
@@ -49,18 +50,6 @@ VISIBLE_OPS = frozenset({"lift", "take", "refill", "discard", "take_back", "meld
 
 class SimTableError(RuntimeError):
     """The table cannot perform the script (an action that does not fit what lies on the table)."""
-
-
-def sideways_index(seat: int, source: int, n_tiles: int) -> int:
-    """Where the called tile lies in a meld of ``n_tiles`` called from ``source`` (left/across/right)."""
-    rel = (source - seat) % 4
-    if rel == 3:
-        return 0
-    if rel == 1:
-        return n_tiles - 1
-    if rel == 2:
-        return 1
-    raise SimTableError(f"seat {seat} cannot call its own discard")
 
 
 @dataclass
@@ -314,7 +303,7 @@ class SimTable:
             rest = list(tiles)
             rest.remove(called)
             rest = T.sorted_tiles(rest) if kind == "chi" else rest
-            side = sideways_index(seat, src, len(tiles))
+            side = sideways_index_for(seat, src, len(tiles))
             shown = rest[:side] + [called] + rest[side:]
             table.melds.append({"kind": kind, "tiles": shown, "sideways": side, "added": None})
             standing -= len(tiles) - 1
