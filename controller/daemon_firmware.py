@@ -1,6 +1,6 @@
 """The firmware part as the daemon builds it from its configuration.
 
-The part itself is BRIDGE's ``firmware_bridge.daemon_part.TablePart`` (MCU link + table parts
+The part itself is ``firmware_bridge.daemon_part.TablePart`` (MCU link + table parts
 + GPIO, translating ``controller.events`` and the machine cycle's commands both ways). Here:
 
 - ``[firmware] port``: a device path (``/dev/ttyAMA0``), or ``sim`` to start the simulated MCU

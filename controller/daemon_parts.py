@@ -10,7 +10,7 @@ A part posts events to the loop and carries out commands (see ``controller.daemo
 | + gpio     | a pty, mock pins (``controller.daemon_firmware``)| + gpiozero on lgpio / RPi.GPIO     |
 | camera     | rendered by the simulated table                | V4L2 or file (``daemon_camera``)    |
 | sim table  | ``[game] script`` (default: the packaged game) | (none: people play)                 |
-|            | ``simulation = "physical"``: GAME's            |                                     |
+|            | ``simulation = "physical"``:                   |                                     |
 |            | ``SimTablePart`` (its own MCU process, buttons,|                                     |
 |            | camera); ``"events"``: ``ScriptedTablePart``   |                                     |
 |            | (perfect firmware and eyes)                    |                                     |
@@ -105,7 +105,7 @@ class FeedPart(EventPlayer):
 
 
 class ScriptedTablePart(EventPlayer):
-    """The simulated table at event level: GAME's scripted players act out a recorded game
+    """The simulated table at event level: scripted players act out a recorded game
     (``hardware.sim.script``) and the events a perfect firmware link and camera tracker
     would report are played into the loop (``script.events_of``).
 
@@ -181,7 +181,7 @@ def build_parts(cfg: Config, store: EventStore, *, injects: list[dict] | None = 
         elif (cfg.game.script and not cfg.game.loop and cfg.game.simulation == "physical"
               and cfg.firmware.port == "sim" and cfg.camera.source == "rendered"
               and _has("hardware.sim.table_part")):
-            # tablectl demo --script: the table performs the game physically (E2E's hardware.sim.table_part)
+            # tablectl demo --script: the table performs the game physically (hardware.sim.table_part)
             from hardware.sim.table_part import SimTablePart
             parts.append(SimTablePart(cfg.game.script, speed=cfg.game.speed, ruleset=cfg.game.ruleset,
                                       injects=injects))
