@@ -56,6 +56,7 @@ _FACE_BRIGHT = 1.25     # classified: a face-up indicator whose ink hides its iv
 _DOUBTFUL_CONFIDENCE = 0.6   # a river place that did not look like a tile face counts only when read this sure
 _SECOND_LOOK = 0.8      # a crop classified less sure than this is classified again, turned
 _REUSE_DIFF = 6.0       # mean abs difference (8x8 thumbnail, 0..255) below which a crop is "the same"
+_ROT90 = (cv2.ROTATE_90_COUNTERCLOCKWISE, cv2.ROTATE_180, cv2.ROTATE_90_CLOCKWISE)   # np.rot90 k = 1, 2, 3
 
 
 class ReaderError(VisionError, ValueError):
@@ -299,7 +300,6 @@ class TableReader:
         # strips: lines at 1 mm along each strip, at the tiles' top height
         self._strips = self.layout.strips()
         self._strip_len = [int(strip.length_mm / STEP_MM) for strip in self._strips]
-        n_max = max(self._strip_len, default=1)
         L, W = t.length_mm, t.width_mm
         offsets = [8.0, 13.0, 18.0,                 # mid lines (any tile lies across them)
                    1.75,                            # near band: upright only when sideways are centred
@@ -318,12 +318,18 @@ class TableReader:
         # the row's far edge, rays past the near band leave the row over the player's edge: felt.
         self._gap_on_near = [strip.kind in ("melds", "reveal") and self._nadir_d(strip.seat) < strip.near_d - L
                              for strip in self._strips]
-        if self._strips:   # all strips padded to one length, so each frame's measures are a few array ops
-            s.add("strips", np.stack([
-                _seg_points(self.layout, strip, offsets, [self.T] * 4 + [0.0 if on_felt else self.T] * 2, n_max)
-                for strip, on_felt in zip(self._strips, self._far_on_felt, strict=True)]))
+        # all strips one after another along the lines (each its own length), so each frame's measures are a
+        # few array ops; strip k holds positions _strip_off[k]:_strip_off[k + 1]
+        self._strip_off = [0, *np.cumsum(self._strip_len).tolist()]
+        if self._strips:
+            s.add("strips", np.concatenate([
+                _seg_points(self.layout, strip, offsets, [self.T] * 4 + [0.0 if on_felt else self.T] * 2, n)
+                for strip, on_felt, n in zip(self._strips, self._far_on_felt, self._strip_len, strict=True)], axis=1))
         self._samples = s
-        self._map_x, self._map_y = s.build(self.camera)
+        self._nadir_sides = [self._nadir_side(strip) for strip in self._strips]
+        self._tile_cache: dict[tuple[int, float, bool, bool], TileRect] = {}
+        # fixed-point maps once per calibration: what cv2.remap makes of float maps on every call
+        self._map_x, self._map_y = cv2.convertMaps(*s.build(self.camera), cv2.CV_16SC2)
         self._meld_used: dict[int, list[int]] = {}
         self._plane_cache: dict[float, np.ndarray] = {}
         self.reuse_crops = reuse_crops
@@ -512,8 +518,9 @@ class TableReader:
             bright = cols.sum(axis=1)
             chroma = cols / (bright[:, None] + 1.0)
             off = np.abs(chroma - np.median(chroma, axis=0)).sum(axis=1)
+            bright_limit = _FACE_BRIGHT * float(np.median(bright))
             unlike = {k for k, o, b in zip(keys, off, bright, strict=True)
-                      if o > _FACE_CHROMA or b > _FACE_BRIGHT * float(np.median(bright))}
+                      if o > _FACE_CHROMA or b > bright_limit}
         for k, slot in enumerate(self._slots):
             if k in back_of and (other[slot.wall][slot.stack - 1] or k in unlike):
                 rect = self.layout.wall_top(slot.wall, slot.stack, walls[slot.wall][slot.stack - 1])
@@ -552,20 +559,22 @@ class TableReader:
     def _parse_strips(self, flat: np.ndarray) -> list[dict]:
         if not self._strips:
             return []
-        lines = self._samples.get(flat, "strips")                 # (strips, 6, n, [occupied, ivory])
-        occ = lines[:, :3, :, 0].any(axis=1)
-        # running sums make every window fraction O(1): c[b] - c[a] counts the hits in [a, b)
-        zero = np.zeros(occ.shape[:1] + (1,), np.int32)
-        occ_c = np.concatenate([zero, np.cumsum(occ, axis=1)], axis=1).tolist()
-        face_c = np.concatenate([zero, np.cumsum(lines[:, :3, :, 1].sum(axis=1), axis=1)], axis=1).tolist()
-        band_c = np.concatenate([np.zeros(lines.shape[:2] + (1, 2), np.int32)[:, 3:],
-                                 np.cumsum(lines[:, 3:], axis=2)], axis=2)          # (strips, 3, n+1, 2)
-        ivory = band_c[..., 1].tolist()
-        filled = band_c[..., 0].tolist()
-        near = lines[:, 3, :, 0].astype(bool)
-        return [self._parse_strip(k, occ[k, :self._strip_len[k]], occ_c[k], face_c[k], ivory[k], filled[k],
-                                  near[k, :self._strip_len[k]] if self._gap_on_near[k] else None)
-                for k in range(len(self._strips))]
+        lines = self._samples.get(flat, "strips")      # (6, all strips' positions, [occupied, ivory])
+        occ = lines[:3, :, 0].any(axis=0)
+        # running sums make every window fraction O(1): c[b] - c[a] counts the hits in [a, b). One sum runs
+        # over all strips; a strip's slice of it (one longer) differs by a constant, which cancels in c[b] - c[a]
+        occ_c = [0, *np.cumsum(occ).tolist()]
+        face_c = [0, *np.cumsum(lines[:3, :, 1].sum(axis=0)).tolist()]
+        band_c = np.cumsum(lines[3:], axis=1)          # (3 bands, positions, [filled, ivory])
+        ivory = [[0, *band_c[i, :, 1].tolist()] for i in range(2)]
+        filled = [[0, *band_c[i, :, 0].tolist()] for i in range(3)]
+        near = lines[3, :, 0].astype(bool)
+        out = []
+        for k in range(len(self._strips)):
+            a, b = self._strip_off[k], self._strip_off[k + 1]
+            out.append(self._parse_strip(k, occ[a:b], occ_c[a:b + 1], face_c[a:b + 1], [c[a:b + 1] for c in ivory],
+                                         [c[a:b + 1] for c in filled], near[a:b] if self._gap_on_near[k] else None))
+        return out
 
     def _parse_strip(self, k: int, occ: np.ndarray, occ_c: list, face_c: list, ivory: list, filled: list,
                      gap_occ: np.ndarray | None = None) -> dict:
@@ -586,7 +595,7 @@ class TableReader:
         allow_sideways = strip.kind in ("river", "melds")
         is_occluded = False
         doubtful: list[int] = []
-        nadir_near = self._nadir_side(strip) > 0
+        nadir_near = self._nadir_sides[k] > 0
         w_px = int(W / STEP_MM)
         current: list[int] = []
         if gap_occ is None:
@@ -672,11 +681,10 @@ class TableReader:
             is_lying = is_side or frac(filled[1], a, b) > 0.5
             face_up = face_up or classify_anyway
             current.append(len(rects))
-            rects.append((self.layout.strip_tile(strip, pos_mm, is_sideways=is_side), is_side, face_up, is_lying))
+            rects.append((self._strip_tile(k, pos_mm, is_side, False), is_side, face_up, is_lying))
             if has_added:
                 added[len(rects) - 1] = len(rects)
-                rects.append((self.layout.strip_tile(strip, pos_mm, is_sideways=True, is_behind=True), True, True,
-                              True))
+                rects.append((self._strip_tile(k, pos_mm, True, True), True, True, True))
             pos_mm += (L if is_side else W) + gap
             if strip.kind != "river":
                 pos = int(round(pos_mm / STEP_MM))
@@ -689,6 +697,17 @@ class TableReader:
         if current:
             groups.append(current)
         return {"rects": rects, "groups": groups, "added": added, "occluded": is_occluded, "doubtful": doubtful}
+
+    def _strip_tile(self, k: int, pos_mm: float, is_sideways: bool, is_behind: bool) -> TileRect:
+        """``Layout.strip_tile`` for strip ``k``, kept per reader: the scan meets the same offsets frame after frame."""
+        key = (k, pos_mm, is_sideways, is_behind)
+        rect = self._tile_cache.get(key)
+        if rect is None:
+            if len(self._tile_cache) > 65536:
+                self._tile_cache.clear()
+            rect = self.layout.strip_tile(self._strips[k], pos_mm, is_sideways=is_sideways, is_behind=is_behind)
+            self._tile_cache[key] = rect
+        return rect
 
     def _fringe_steps(self, strip: Strip, p: int) -> int:
         """How far (samples) a tile's side wall shows before its top at strip position ``p``, when
@@ -813,7 +832,8 @@ class TableReader:
         weak = [i for i, g in enumerate(guesses) if g.best not in ("", "none") and g.best_confidence < _SECOND_LOOK]
         if not weak:
             return guesses
-        turned = self.classifier.classify([np.ascontiguousarray(np.rot90(crops[i], k)) for i in weak for k in (1, 2, 3)])
+        # cv2.rotate gives np.rot90's pixels (k = 1, 2, 3: counter-clockwise turns), without numpy's overhead
+        turned = self.classifier.classify([cv2.rotate(crops[i], code) for i in weak for code in _ROT90])
         out = list(guesses)
         for n, i in enumerate(weak):
             votes: dict[str, float] = {}
