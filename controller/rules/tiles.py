@@ -144,3 +144,15 @@ def counts_34(tiles: Iterable[str]) -> list[int]:
         if t not in FLOWERS:
             counts[to_34(t)] += 1
     return counts
+
+
+def over_four(tiles: Iterable[str]) -> tuple[str, int] | None:
+    """The first kind found more than four times among ``tiles`` (with its count), else None.
+
+    >>> over_four(["1m"] * 5 + ["0p"])
+    ('1m', 5)
+    """
+    for index, n in enumerate(counts_34(tiles)):
+        if n > 4:
+            return KINDS_34[index], n
+    return None

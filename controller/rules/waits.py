@@ -209,13 +209,9 @@ def check_hand(concealed: Sequence[str], melds: Sequence[Meld] = (), *, extra: i
         if T.is_flower(T.check(t)):
             raise ValueError(f"flower {t!r} cannot stand in a riichi hand")
         counts[T.to_34(t)] += 1
-    total = list(counts)
-    for m in melds:
-        for t in m.tiles:
-            total[T.to_34(t)] += 1
-    for i, n in enumerate(total):
-        if n > 4:
-            raise ValueError(f"hand holds {n} copies of {T.from_34(i)}: at most 4 exist")
+    over = T.over_four([*concealed, *(t for m in melds for t in m.tiles)])
+    if over:
+        raise ValueError(f"hand holds {over[1]} copies of {over[0]}: at most 4 exist")
     return counts
 
 

@@ -144,15 +144,10 @@ def check_hand(concealed: Sequence[str], melds: Sequence[Meld]) -> list[int]:
     size = len(concealed) + 3 * len(melds)
     if size != 14:
         raise HandShapeError(f"hand has {size} tiles (kongs counted as 3), a win needs 14")
-    counts = T.counts_34(concealed)
-    total = list(counts)
-    for m in melds:
-        for t in m.tiles:
-            total[T.to_34(t)] += 1
-    for k, n in enumerate(total):
-        if n > 4:
-            raise HandShapeError(f"{n} copies of {T.from_34(k)!r}: a set holds 4")
-    return counts
+    over = T.over_four([*concealed, *(t for m in melds for t in m.tiles)])
+    if over:
+        raise HandShapeError(f"{over[1]} copies of {over[0]!r}: a set holds 4")
+    return T.counts_34(concealed)
 
 
 def arrangements(concealed: Sequence[str], melds: Sequence[Meld]) -> list[Arrangement]:
