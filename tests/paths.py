@@ -13,3 +13,14 @@ TENHOU_SAMPLES = SHARED / "samples" / "tenhou"
 
 if not TENHOU_SAMPLES.is_dir():  # a missing reference folder must fail loudly, never skip tests silently
     raise RuntimeError(f"shared reference folder not found at {SHARED} (set JANTAKU_SHARED)")
+
+SAMPLE_LOGS = sorted(TENHOU_SAMPLES.glob("*.json"))
+
+
+def load_sample(path: Path):
+    """Parse one recorded game (tenhou.net/6 JSON) into the rules engine's ``LogGame``."""
+    import json
+
+    from controller.rules import tenhou
+
+    return tenhou.parse_log(json.loads(path.read_text()), str(path))

@@ -20,11 +20,11 @@ from controller.rules import tiles as T
 from controller.rules.replay import replay_game
 from controller.rules.tiles import KINDS_34
 from hardware.sim import script as S
-from tests.paths import TENHOU_SAMPLES
+from tests.paths import SAMPLE_LOGS, TENHOU_SAMPLES, load_sample
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = TENHOU_SAMPLES   # fails loudly when the shared folder is missing
-SAMPLES = sorted(SHARED.glob("*.json")) if SHARED.is_dir() else []
+SAMPLES = SAMPLE_LOGS
 EXTRA = [ROOT / "tests" / "data" / "tenhou" / n for n in ("kokushi_closed_kan.json", "pao_ron.json",
                                                           "triple_ron.json")]
 LOGS = SAMPLES + [p for p in EXTRA if p.exists()]
@@ -32,7 +32,7 @@ WHOLE = SHARED / "mjlog2json__2019081518gm-00a9-0000-cce9d00c.json"   # a whole 
 
 
 def load(path: Path) -> TH.LogGame:
-    return TH.parse_log(json.loads(path.read_text()), str(path))
+    return load_sample(path)
 
 
 def play(events, state=None):

@@ -12,16 +12,15 @@ from controller.rules import walls as WL
 from controller.rules.ruleset import load as load_rules
 from controller.rules.tilesets import census_for
 from hardware.sim import script as S
-from tests.paths import TENHOU_SAMPLES
+from tests.paths import SAMPLE_LOGS, TENHOU_SAMPLES, load_sample
 
-ROOT = Path(__file__).resolve().parents[2]
 SHARED = TENHOU_SAMPLES   # fails loudly when the shared folder is missing
-SAMPLES = sorted(SHARED.glob("*.json")) if SHARED.is_dir() else []
+SAMPLES = SAMPLE_LOGS
 WHOLE = SHARED / "mjlog2json__2019081518gm-00a9-0000-cce9d00c.json"
 
 
 def load(path: Path) -> TH.LogGame:
-    return TH.parse_log(json.loads(path.read_text()), str(path))
+    return load_sample(path)
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.stem[-28:])

@@ -4,7 +4,6 @@ MCU's reports, the seat buttons and what the camera sees, follows every sample g
 recorded results, and catches each injected fault. (The rendered-camera path is the daemon's
 integration tests.)"""
 
-import json
 from pathlib import Path
 
 import pytest
@@ -16,16 +15,15 @@ from controller.rules.replay import replay_game
 from hardware.sim import script as S
 from hardware.sim import table as table_mod
 from hardware.sim import table_eyes as eyes_mod
-from tests.paths import TENHOU_SAMPLES
+from tests.paths import SAMPLE_LOGS, TENHOU_SAMPLES, load_sample
 
-ROOT = Path(__file__).resolve().parents[2]
 SHARED = TENHOU_SAMPLES   # fails loudly when the shared folder is missing
-SAMPLES = sorted(SHARED.glob("*.json")) if SHARED.is_dir() else []
+SAMPLES = SAMPLE_LOGS
 WHOLE = SHARED / "mjlog2json__2019081518gm-00a9-0000-cce9d00c.json"
 
 
 def load(path: Path) -> TH.LogGame:
-    return TH.parse_log(json.loads(path.read_text()), str(path))
+    return load_sample(path)
 
 
 def act_out(script: S.Script) -> tuple[G.GameState, list[dict]]:

@@ -2,7 +2,6 @@
 nothing; a camera that misreads or loses now and then does not change any score."""
 
 import dataclasses
-import json
 import random
 from pathlib import Path
 from types import SimpleNamespace
@@ -17,18 +16,17 @@ from controller.rules.procedures import ProcedureRules
 from controller.rules.replay import replay_game
 from controller.rules.ruleset import load as load_rules
 from hardware.sim import script as S
-from tests.paths import TENHOU_SAMPLES
+from tests.paths import SAMPLE_LOGS, TENHOU_SAMPLES, load_sample
 
-ROOT = Path(__file__).resolve().parents[2]
 SHARED = TENHOU_SAMPLES   # fails loudly when the shared folder is missing
-SAMPLES = sorted(SHARED.glob("*.json")) if SHARED.is_dir() else []
+SAMPLES = SAMPLE_LOGS
 WHOLE = SHARED / "mjlog2json__2019081518gm-00a9-0000-cce9d00c.json"
 _GAMES: dict = {}
 
 
 def load(path: Path) -> TH.LogGame:
     if path not in _GAMES:
-        _GAMES[path] = TH.parse_log(json.loads(path.read_text()), str(path))
+        _GAMES[path] = load_sample(path)
     return _GAMES[path]
 
 

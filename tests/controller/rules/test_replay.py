@@ -11,9 +11,9 @@ import pytest
 from controller.rules import tenhou
 from controller.rules.replay import replay_game, rules_for_log
 from controller.rules.ruleset import load
-from tests.paths import TENHOU_SAMPLES
+from tests.paths import SAMPLE_LOGS
 
-SAMPLES = sorted(TENHOU_SAMPLES.glob("*.json"))
+SAMPLES = SAMPLE_LOGS
 OWN = Path(__file__).parents[2] / "data" / "tenhou"
 
 # Tenhou's yaku names (Japanese and the English client) -> our romaji
