@@ -176,6 +176,8 @@ def _on_button(s: GameState, e: ev.Button | ev.StaffDeclare, now: float, cmds: l
     if e.action == "ok":
         if s.phase == "result" and s.result is not None:
             RES.confirm(s, cmds, now)
+        elif s.phase in ("win", "draw", "result"):
+            RES.unscorable_at_ok(s, cmds, now)
         return
     if e.action == "tsumo":
         RES.declare_tsumo(s, e.seat, cmds, now)

@@ -8,7 +8,7 @@ from controller import events as ev
 from controller import game_play as PLAY
 from controller import game_record as GR
 from controller import integrity as IG
-from controller.game_state import GameState, alert, begin_hand, census
+from controller.game_state import GameState, alert, begin_hand, census, uncount
 from controller.rules import flow as FL
 from controller.rules import tenhou as TH
 from controller.rules import tiles as T
@@ -92,6 +92,28 @@ def declare_nine_terminals(s: GameState, seat_no: int, cmds: list, now: float) -
 
 
 def on_revealed(s: GameState, e: ev.HandRevealed, now: float, cmds: list) -> None:
+    """A hand laid down (or read again): checked, then the result computed if it can be. The
+    alerts the hand raises are kept with it, to be withdrawn if the camera reads it again."""
+    keys, n = set(s.alert_keys), len(s.alerts)
+    _on_revealed(s, e, now, cmds)
+    if len(s.alerts) > n and 0 <= e.seat < len(s.seats):
+        seat = s.seats[e.seat]
+        seat.reveal_alerts = seat.reveal_alerts + ((frozenset(s.alert_keys - keys), tuple(s.alerts[n:])),)
+
+
+def _withdraw_reveal_alerts(s: GameState, seat_no: int) -> list[str]:
+    """Withdraw the alerts ``seat_no``'s revealed hand raised; returns their rules."""
+    seat = s.seats[seat_no]
+    keys = {k for group, _recs in seat.reveal_alerts for k in group}
+    gone = [rec for _keys, recs in seat.reveal_alerts for rec in recs]
+    seat.reveal_alerts = ()
+    if gone:
+        s.alerts = [a for a in s.alerts if all(a is not g for g in gone)]
+        s.alert_keys = s.alert_keys - keys
+    return [a["rule"] for a in gone]
+
+
+def _on_revealed(s: GameState, e: ev.HandRevealed, now: float, cmds: list) -> None:
     if s.phase not in ("win", "draw", "result"):
         return
     seat = s.seats[e.seat]
@@ -111,6 +133,17 @@ def on_revealed(s: GameState, e: ev.HandRevealed, now: float, cmds: list) -> Non
     if s.draw_kind == "nine_terminals":
         want = 14
     n = len(tiles)
+    if seat.revealed is not None:
+        # the camera read the hand again (the looks after outvoted a tile): the new reading replaces
+        # the old one, in the census too
+        if tuple(tiles) == seat.revealed:
+            return
+        uncount(s, IG.new_face_up_of_reveal(s, e.seat, list(seat.revealed)))
+        withdrawn = _withdraw_reveal_alerts(s, e.seat)
+        s.corrections.append({"what": "hand", "reason": "read again by the camera",
+                              "data": {"seat": e.seat, "was": list(seat.revealed), "tiles": tiles,
+                                       "alerts_withdrawn": withdrawn},
+                              "hand_index": s.hand_index, "now": now})
     seat.revealed = tuple(tiles)
     seat.win_tile = win_tile
     if n != want or n % 3 == 0:
@@ -173,11 +206,11 @@ def compute_result(s: GameState, cmds: list, now: float) -> None:
         hand = GR.log_hand(s, kind)
         out = replay_hand(hand, s.rules, source=s.table)
     except (TH.LogError, ValueError, KeyError, IndexError) as err:
+        # not an alert yet: the camera looks on at the hands laid down and may read them right
+        # (unscorable_at_ok raises it when the players want to confirm and still cannot)
         s.result = None
-        s.result_error = str(err)
+        s.result_error = f"the hand cannot be scored as seen: {err}"
         s.phase = "result" if s.phase != "win" else s.phase
-        alert(s, cmds, "inconsistent", None, None, f"the hand cannot be scored as seen: {err}", now=now,
-               key=("result", str(err)[:80]))
         return
     out["hand"] = s.hand_index
     s.result = out
@@ -235,6 +268,7 @@ def confirm(s: GameState, cmds: list, now: float) -> None:
     for seat, score in zip(s.seats, nxt.scores, strict=True):
         seat.score = score
     s.last_result = out
+    _sheet_row(s, out["outcome"], deltas)
     s.result = None
     s.sticks = nxt.sticks
     if nxt.is_over:
@@ -249,9 +283,25 @@ def confirm(s: GameState, cmds: list, now: float) -> None:
     begin_hand(s, cmds, now)
 
 
+def _sheet_row(s: GameState, outcome: str, deltas: list[int]) -> None:
+    """One line of the score sheet: the hand that ended, how, and every seat's score after it."""
+    s.history.append({"hand": s.hand_index, "round": FL.round_name(s.round), "honba": s.honba, "outcome": outcome,
+                      "deltas": list(deltas), "scores": [x.score for x in s.seats]})
+
+
+def unscorable_at_ok(s: GameState, cmds: list, now: float) -> None:
+    """OK pressed (or the result confirmed) while the hands as seen give no result: now it is an
+    alert, for the staff to correct the hand (or void it)."""
+    if s.result is None and s.result_error and s.result_error.startswith("the hand cannot be scored"):
+        alert(s, cmds, "inconsistent", None, None, f"{s.result_error}; staff to correct the hand or void it",
+              now=now, key=("result", s.result_error[:80]))
+
+
 def on_confirm(s: GameState, e: ev.ConfirmResult, now: float, cmds: list) -> None:
     if s.phase == "result" and s.result is not None and e.hand_index == s.hand_index:
         confirm(s, cmds, now)
+    elif e.hand_index == s.hand_index and s.phase in ("win", "draw", "result"):
+        unscorable_at_ok(s, cmds, now)
 
 
 def on_void(s: GameState, e: ev.VoidHand, now: float, cmds: list) -> None:
@@ -260,6 +310,7 @@ def on_void(s: GameState, e: ev.VoidHand, now: float, cmds: list) -> None:
     for seat, score in zip(s.seats, s.hand_start_scores, strict=True):
         seat.score = score
     s.sticks = s.hand_start_sticks
+    _sheet_row(s, "void", [0] * len(s.seats))
     s.corrections.append({"what": "void_hand", "reason": e.reason, "hand_index": s.hand_index, "now": now})
     begin_hand(s, cmds, now)
 

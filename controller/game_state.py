@@ -39,6 +39,8 @@ class SeatState:
     revealed: tuple[str, ...] | None = None
     win_tile: str | None = None
     discards_made: int = 0
+    # the alerts its revealed hand raised, as (keys, records) per reading: withdrawn if it is read again
+    reveal_alerts: tuple[tuple[frozenset, tuple[dict, ...]], ...] = ()
 
     def clone(self) -> SeatState:
         new = copy.copy(self)
@@ -90,6 +92,7 @@ class GameState:
     result: dict | None = None
     result_error: str | None = None
     last_result: dict | None = None
+    history: list[dict] = field(default_factory=list)   # the score sheet: one row per hand ended
     alerts: list[dict] = field(default_factory=list)
     alert_keys: set = field(default_factory=set)
     corrections: list[dict] = field(default_factory=list)
@@ -104,7 +107,7 @@ class GameState:
         new = copy.copy(self)
         new.seats = [s.clone() for s in self.seats]
         for name in ("rolls", "seating_rolls", "deal_left", "indicators", "ura", "timeline", "kans_by", "winners", "alerts",
-                     "corrections"):
+                     "corrections", "history"):
             setattr(new, name, list(getattr(self, name)))
         new.accounted = set(self.accounted)
         new.unreported = set(self.unreported)

@@ -46,8 +46,10 @@ def public_state(state: GameState) -> dict:
         "dice": [list(r) for r in s.rolls],
         "last_result": s.last_result,
         "pending_result": s.result,
+        "result_problem": s.result_error if s.phase in ("win", "draw", "result") else None,
         "alerts": alerts,
         "settlement": s.settlement,
+        "hands": [dict(row) for row in s.history],
     }
 
 

@@ -243,6 +243,11 @@ class ViewTracker:
         self.called: dict[int, list[bool]] = {}
         self.backs_seen: set[tuple[int, int]] = set()   # wall slots of the other set's back reported this hand
         self.shown: dict[tuple[int, int], str] = {}     # indicator slot -> the tile last reported this hand
+        # revealed hands: per seat, per position, each reading's summed confidence over the looks
+        # so far, and the reading last reported (a hand lies revealed until the result is confirmed:
+        # every look at it votes, and a reading the votes overturn is reported again)
+        self.reveal_votes: dict[int, list[dict[str, float]]] = {}
+        self.reported: dict[int, tuple[str, ...]] = {}
 
     def on_button(self, seat: int, action: str) -> None:
         if action in ("tsumo", "ron"):
@@ -263,6 +268,8 @@ class ViewTracker:
             self.called = {}
             self.backs_seen = set()
             self.shown = {}
+            self.reveal_votes = {}
+            self.reported = {}
             self.hands += 1 if view.walls and any(sum(c) for c in view.walls.values()) else 0
             return self._backs(view, now)
         out: list[ev.Event] = self._backs(view, now)
@@ -380,11 +387,22 @@ class ViewTracker:
         return out
 
     def _reveals(self, prev: TableView, view: TableView, now: float) -> list[ev.Event]:
+        """A hand laid down: reported once read whole; each later look at it votes (weighted by the
+        reader's confidence), and when the votes name another reading of the same length it is
+        reported again (a tile misread alike in a few frames is outvoted by the looks after)."""
         out: list[ev.Event] = []
         for seat, tiles in sorted(view.revealed.items()):
-            if seat in prev.revealed:
-                continue
             names = tuple(t.tile for t in tiles)
-            win = names[-1] if seat in self.declared and names else None
-            out.append(ev.HandRevealed(seat=seat, tiles=names, win_tile=win, now=now))
+            known = self.reported.get(seat)
+            if known is not None and len(names) != len(known):
+                continue          # another shape (a frame cut short): not this hand's reading
+            votes = self.reveal_votes.setdefault(seat, [{} for _ in names])
+            for box, t in zip(votes, tiles, strict=True):
+                box[t.tile] = box.get(t.tile, 0.0) + max(float(t.confidence), 0.01)
+            fused = tuple(max(box, key=box.__getitem__) for box in votes)
+            if fused == known:
+                continue
+            self.reported[seat] = fused
+            win = fused[-1] if seat in self.declared and fused else None
+            out.append(ev.HandRevealed(seat=seat, tiles=fused, win_tile=win, now=now))
         return out

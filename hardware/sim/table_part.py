@@ -55,6 +55,8 @@ BUTTON_PINS: dict[tuple[int, str], int] = {
 STEP_S = 0.5          # seconds between two actions at speed 1
 LIFT_TIMEOUT_S = 60.0
 LOOKS = 6             # frames of one table state at most, until two in a row agree
+LOOK_AGAIN_S = 0.5    # while the table waits on the daemon, the camera looks again this often
+RESULT_WAIT_S = 60.0  # the dealer waits this long for a result on the display before pressing OK anyway
 
 
 def frame_breaks(pending: list[dict], nxt: dict) -> bool:
@@ -119,6 +121,10 @@ class SimTablePart:
             raise ConfigError(f"sim table: JANTAKU_SIM_CAMERA_ERRORS is {self.misread_rate}, must be 0..0.5")
         self._rng = random.Random(seed)
         self.misread_frames = 0
+        # the table display shows a result to confirm (a Show "result" since the last OK pressed,
+        # not withdrawn by an "inconsistent" alert): what the players look at before pressing OK
+        self._result_shown = threading.Event()
+        self._ok_seat: int | None = None    # the dealer who pressed OK for the hand now ending
 
     # ------------------------------------------------------------------ camera choice
     @staticmethod
@@ -209,6 +215,10 @@ class SimTablePart:
         if isinstance(command, ev.LightButton):
             self.lamps[command.seat] = command.action
             return True
+        if isinstance(command, ev.Show) and command.what == "result":
+            self._result_shown.set()
+        elif isinstance(command, ev.RaiseAlert) and command.alert.rule == "inconsistent":
+            self._result_shown.clear()
         return False
 
     def status(self) -> dict[str, Any]:
@@ -326,14 +336,21 @@ class SimTablePart:
                 if nxt is None:
                     break
                 if table.waiting_for() is not None:
-                    table.wait_ready(0.5)
+                    if not table.wait_ready(LOOK_AGAIN_S):
+                        self._watch()
                     continue
+                if nxt["op"] == "press" and nxt["action"] == "ok":
+                    self._await_result()
                 op = table.step()
                 if op is None:
                     continue
+                if op["op"] == "press" and op["action"] == "ok":
+                    self._ok_seat = op["seat"]
+                    self._result_shown.clear()
                 if op["op"] in VISIBLE_OPS:
                     pending.append(op)
                 if op["op"] == "lift":
+                    self._ok_seat = None
                     self._look()
                     pending = []
                 if self.speed > 0:
@@ -343,6 +360,27 @@ class SimTablePart:
             return
         if table.finished:
             log.info("sim table: %s played to its end (%d hands)", self.path.name, len(self.script.hands))
+
+    def _await_result(self) -> None:
+        """The dealer presses OK once the display shows the result to confirm; until then the camera
+        keeps looking at the hands laid down (another look may read a doubtful tile right). After
+        ``RESULT_WAIT_S`` the dealer presses anyway (the result then waits for the staff)."""
+        deadline = time.monotonic() + RESULT_WAIT_S
+        while not self._stop.is_set() and time.monotonic() < deadline:
+            if self._result_shown.wait(LOOK_AGAIN_S):
+                return
+            self._look()
+        if not self._stop.is_set():
+            log.warning("sim table: no result to confirm on the display after %.0f s; OK pressed anyway",
+                        RESULT_WAIT_S)
+
+    def _watch(self) -> None:
+        """While the table waits on the daemon (the next walls, the dice), the camera looks on; a
+        result that shows again after OK was pressed (the hand was read again) is confirmed again."""
+        self._look()
+        if self._ok_seat is not None and self._result_shown.is_set():
+            self._result_shown.clear()
+            self._press(self._ok_seat, "ok")
 
     def _read(self, state) -> TableView:
         now = time.monotonic()

@@ -70,6 +70,12 @@ def test_recorded_game_followed_hand_by_hand(path):
     pub = G.public_state(s)
     assert pub["alerts"] == []
     assert [x["score"] for x in pub["seats"]] == want[-1]["scores_after"]
+    # the score sheet: a row per hand, with the hand's payments and every seat's score after it
+    sheet = pub["hands"]
+    assert [(r["hand"], r["outcome"], r["deltas"]) for r in sheet] == [
+        (w["hand"], w["outcome"], w["deltas"]) for w in want]
+    assert [r["scores"] for r in sheet] == [list(h.scores) for h in game.hands[1:]] + [
+        [x["score"] for x in pub["seats"]]]
     if path.name.startswith("mjlog2json"):   # whole games end, and are settled
         assert pub["finished"] and pub["settlement"] is not None and len(pub["settlement"]) == 4
 
@@ -174,6 +180,10 @@ def test_void_hand_restores_scores_and_keeps_dealer_and_honba():
     assert (s2.round, s2.honba, s2.hand_index, s2.phase) == (s.round, s.honba, s.hand_index, "walls")
     assert [type(c) for c in cmds] == [ev.Shuffle, ev.Lift]
     assert s2.corrections[-1]["reason"] == "two red 5p in the set"
+    # the score sheet shows the voided hand, nobody paid
+    assert G.public_state(s2)["hands"][-1] == {"hand": s.hand_index, "round": G.public_state(s)["round"],
+                                               "honba": s.honba, "outcome": "void", "deltas": [0, 0, 0, 0],
+                                               "scores": list(s.hand_start_scores)}
 
 
 def test_staff_correction_of_a_misread_revealed_hand():
@@ -195,6 +205,35 @@ def test_staff_correction_of_a_misread_revealed_hand():
     assert s.result == want and any(isinstance(c, ev.Show) for c in cmds)
     s, _ = G.step(s, ev.ConfirmResult(hand_index=0), 101.0)
     assert s.last_result == want and s.hand_index == 1
+
+
+def test_a_revealed_hand_read_again_replaces_the_misreading():
+    """The camera reports a revealed hand again when later looks outvote a tile: the new reading
+    replaces the old one (result and census alike), with the re-reading on record."""
+    game = load(SAMPLES[0])
+    want = replay_game(game)[0]
+    events = S.events_of(S.build_script(game))
+    k = next(i for i, e in enumerate(events) if isinstance(e, ev.HandRevealed))
+    true = events[k]
+    wrong_tiles = list(true.tiles)
+    idx = next(i for i, t in enumerate(wrong_tiles) if t != true.win_tile)
+    wrong_tiles[idx] = "7z" if wrong_tiles[idx] != "7z" else "6z"
+    bad = ev.HandRevealed(seat=true.seat, tiles=tuple(wrong_tiles), win_tile=true.win_tile, now=true.now)
+    end = next(i for i in range(k, len(events)) if isinstance(events[i], ev.Button) and events[i].action == "ok")
+    misread, _ = play(events[:k] + [bad] + events[k + 1:end])
+    assert misread.result is None and misread.result_error.startswith("the hand cannot be scored")
+    assert not any(a["rule"] == "inconsistent" for a in misread.alerts)     # not yet: the camera looks on
+    pressed, cmds = G.step(misread, events[end], events[end].now)          # OK pressed on a hand that does not score
+    assert [c.alert.rule for c in cmds if isinstance(c, ev.RaiseAlert)] == ["inconsistent"]
+    assert pressed.last_result is None and G.public_state(pressed)["result_problem"] == misread.result_error
+    s, cmds = G.step(misread, true, true.now + 1)
+    assert s.result == want and any(isinstance(c, ev.Show) and c.what == "result" for c in cmds)
+    right, _ = play(events[:end])
+    assert s.face_up_counts == right.face_up_counts        # the misread tile no longer counted
+    assert s.corrections[-1]["what"] == "hand" and s.corrections[-1]["data"]["was"] == wrong_tiles
+    again, cmds = G.step(s, true, true.now + 2)          # the same reading once more: nothing new
+    assert again.result == want and cmds == [] and len(again.corrections) == len(s.corrections)
+    assert G.public_state(again)["alerts"] == []
 
 
 def test_a_result_waits_for_confirmation():

@@ -234,6 +234,36 @@ def test_an_indicator_lost_for_a_frame_is_not_turned_again():
     assert [(e.stack, e.tile) for e in swapped if isinstance(e, ev.IndicatorRevealed)] == [(6, "7p")]
 
 
+def test_a_revealed_hand_is_voted_on_by_every_look_and_reported_again_when_outvoted():
+    from dataclasses import replace
+
+    from hardware.sim.scene import TableState
+    from vision.reader import SeenTile
+
+    hand = ["1m", "3m", "6m", "6m", "4p", "5p", "6p", "7p", "8p", "9p", "4s", "5s", "6s", "2m"]
+    state = TableState(walls={w: [2] * 17 for w in range(4)})
+    tracker = ViewTracker()
+    tracker.update(perfect_view(state))
+    tracker.on_button(0, "ron")
+    state.revealed[0] = list(hand)
+    truth = perfect_view(state)
+
+    def read(tile: str, confidence: float):
+        tiles = list(truth.revealed[0])
+        tiles[11] = SeenTile(tile, confidence)
+        return replace(truth, revealed={0: tuple(tiles)})
+
+    first = tracker.update(read("7s", 0.48))             # a doubtful 5s, read as 7s by the first look
+    assert [(e.seat, e.tiles[11], e.win_tile) for e in first] == [(0, "7s", "2m")]
+    again = tracker.update(read("5s", 0.7))              # the next look outvotes it: reported again
+    assert [(e.seat, e.tiles, e.win_tile) for e in again] == [(0, tuple(hand), "2m")]
+    assert tracker.update(read("7s", 0.2)) == []         # a weaker doubtful look does not turn it back
+    assert tracker.update(read("5s", 0.9)) == []         # nor does agreement repeat it
+    assert tracker.update(read("7s", 0.9)) == []         # 0.48 + 0.2 + 0.9 against 0.7 + 0.9: still 5s
+    short = replace(truth, revealed={0: truth.revealed[0][:-1]})
+    assert tracker.update(short) == []                   # a frame cut short is not this hand's reading
+
+
 def test_a_called_kan_s_unsure_faces_are_mended_from_its_sure_ones_but_a_chi_is_not():
     from hardware.sim.table_eyes import mend_meld
     from vision.reader import SeenMeld, SeenTile

@@ -49,6 +49,8 @@ def play_in_core(path: Path, seed: int, *, camera_errors: float = 0.0) -> tuple[
             except queue.Empty:
                 continue
             for command in core.apply(event):
+                if isinstance(command, (ev.Show, ev.RaiseAlert)):
+                    part.handle(command)          # the display the simulated players look at
                 if isinstance(command, ev.RaiseAlert):
                     alerts.append(ev.to_record(command.alert))
                 elif isinstance(command, ev.Lift):

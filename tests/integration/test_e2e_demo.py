@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -183,8 +184,9 @@ def check_played(name: str, demo: Demo, state: dict, camera: str) -> None:
 
 
 def play_all(names: list[str], tmp_path: Path, *, camera: str = "perfect", at_once: int = 4,
-             camera_errors: float = 0.0) -> None:
-    """Play the games, ``at_once`` demos side by side (they mostly wait on the disk and the link)."""
+             camera_errors: float = 0.0, shown: Callable[[str, Demo], None] | None = None) -> None:
+    """Play the games, ``at_once`` demos side by side (they mostly wait on the disk and the link);
+    ``shown(name, demo)`` is called for each game once played, while its demo still serves."""
     for start in range(0, len(names), at_once):
         batch = names[start:start + at_once]
         demos = {n: Demo(_sample(n), tmp_path / f"g{start + i}", camera=camera, camera_errors=camera_errors)
@@ -200,6 +202,8 @@ def play_all(names: list[str], tmp_path: Path, *, camera: str = "perfect", at_on
                 if camera_errors:       # the camera did err, now and then
                     assert 0 < status["misread_frames"] < status["frames"] * camera_errors * 3, status
                 assert demo.proc.poll() is None      # keeps serving after the game
+                if shown is not None:
+                    shown(n, demo)
         finally:
             for demo in demos.values():
                 demo.terminate()
@@ -213,11 +217,46 @@ def test_excerpts_played_physically_end_on_the_recorded_scores(tmp_path):
     play_all(list(EXCERPTS), tmp_path)
 
 
+SHEET = """() => [...document.querySelectorAll("#sheet tbody tr")].map((row) =>
+  [Number(row.dataset.hand), [...row.querySelectorAll("td.sheet-score")].map((td) => Number(td.textContent.replace(/,/g, "")))])"""
+
+
+def panel_shows(page, demo: Demo, name: str) -> None:
+    """The panel in headless Chromium, after the game: every hand's row of the score sheet holds the
+    recorded scores after that hand, and the seats hold the recorded final scores."""
+    after, final = recorded(_sample(name))
+    page.goto(demo.url)
+    page.wait_for_selector('#conn[data-connected="true"]', timeout=60_000)
+    page.wait_for_function("(n) => document.querySelectorAll('#sheet tbody tr').length === n", arg=len(after),
+                           timeout=60_000)
+    assert page.evaluate(SHEET) == [[k, scores] for k, scores in enumerate(after)], name
+    assert [int(page.text_content(f"#score-{i}").replace(",", "")) for i in range(4)] == final, name
+    if json.loads(_sample(name).read_text()).get("sc"):
+        assert page.is_visible("#finished"), name
+
+
 @pytest.mark.slow
-def test_whole_games_played_physically(tmp_path):
-    """Every whole recorded game in the samples, hand by hand to its final scores."""
-    assert len(WHOLE_GAMES) >= 6, WHOLE_GAMES
-    play_all(WHOLE_GAMES, tmp_path, at_once=3)
+@pytest.mark.browser
+@pytest.mark.timeout(1800)   # 23 games, about 10 000 rendered frames: minutes, not seconds
+def test_every_recorded_game_played_through_rendered_camera_frames(tmp_path, page, artifacts_dir):
+    """Every recorded game of the samples, whole, played physically through rendered frames (the demo's
+    default camera: the table drawn by the scene renderer, read by the reader and the shipped tile
+    model): after every hand the panel in Chromium shows the recorded scores, and the final scores
+    are the recorded ones; no alert."""
+    from vision.classifier import DEFAULT_MODEL
+    if not DEFAULT_MODEL.is_file():
+        pytest.fail(f"the tile model {DEFAULT_MODEL} is missing")
+    names = sorted(p.name for p in SAMPLES.glob("*.json"))
+    assert len(names) >= 20 and len(WHOLE_GAMES) >= 6, names
+    # the long games first, so that two demos side by side finish close together
+    names.sort(key=lambda n: -_sample(n).stat().st_size)
+
+    def shown(name: str, demo: Demo) -> None:
+        panel_shows(page, demo, name)
+        if name == names[0]:
+            page.screenshot(path=str(artifacts_dir / "e2e-score-sheet.png"), full_page=True)
+
+    play_all(names, tmp_path, camera="rendered", at_once=2, shown=shown)
 
 
 @pytest.mark.slow
@@ -225,19 +264,3 @@ def test_a_camera_that_errs_in_2_percent_of_frames_changes_no_score(tmp_path):
     """One face-up tile misread or lost in 2 % of the frames: the frames are voted on, nothing changes."""
     play_all(["mjai-reviewer__2019050417gm-0029-0000-4f2a8622.json", "mjai-reviewer__double_kakan_then_chankan.json"],
              tmp_path, camera_errors=0.02)
-
-
-# excerpts played through rendered frames here (a double ron with red fives in the revealed hands,
-# a kan with its replacement tile and kan indicator, a chankan). Every sample game, frame by frame
-# against the error-free reader: python -m hardware.sim.table_check ../shared/samples/tenhou/*.json
-RENDERED = ("mjai-reviewer__double_ron.json", "mjai-reviewer__rinshan.json", "mjai-reviewer__chankan.json")
-
-
-@pytest.mark.slow
-def test_excerpts_played_through_rendered_camera_frames(tmp_path):
-    """The camera path proper, the demo's default: frames rendered from the table, read by the reader
-    and the shipped tile model."""
-    from vision.classifier import DEFAULT_MODEL
-    if not DEFAULT_MODEL.is_file():
-        pytest.fail(f"the tile model {DEFAULT_MODEL} is missing")
-    play_all(list(RENDERED), tmp_path, camera="rendered", at_once=3)

@@ -106,6 +106,13 @@ const JantakuPanel = (() => {
   function renderResult(state) {
     const box = document.getElementById("result");
     const r = state.pending_result || state.last_result;
+    if (state.result_problem && !state.pending_result) {   // the hands as seen give no result (yet)
+      box.hidden = false;
+      box.dataset.pending = "true";
+      box.replaceChildren(el("h2", {}, `Hand ${Number(state.hand_index) + 1}: no result yet`),
+        el("div", { class: "problem" }, state.result_problem));
+      return;
+    }
     if (!r) { box.hidden = true; return; }
     box.hidden = false;
     box.dataset.pending = state.pending_result ? "true" : "false";
@@ -138,6 +145,25 @@ const JantakuPanel = (() => {
         + (a.tile ? `, tile ${a.tile}` : "") + (a.message ? ` — ${a.message}` : "")))));
   }
 
+  const OUTCOMES = { win: "win", exhaustive_draw: "draw", abortive_draw: "abortive draw", void: "void" };
+
+  // The score sheet: one row per hand ended (state.hands), every seat's score after it.
+  function renderSheet(state) {
+    const box = document.getElementById("sheet");
+    const rows = state.hands || [];
+    if (!rows.length) { box.hidden = true; return; }
+    box.hidden = false;
+    const who = (i) => (state.seats && state.seats[i] && state.seats[i].name) || `seat ${i + 1}`;
+    const head = el("tr", {}, el("th", {}, "hand"), el("th", {}, "round"), el("th", {}, ""),
+      ...(state.seats || []).map((_, i) => el("th", {}, who(i))));
+    const body = rows.map((r) => el("tr", { "data-hand": r.hand },
+      el("td", {}, Number(r.hand) + 1), el("td", {}, `${r.round}-${r.honba}`),
+      el("td", {}, OUTCOMES[r.outcome] || r.outcome),
+      ...r.scores.map((s, i) => el("td", { class: "sheet-score", title: `${r.deltas[i] > 0 ? "+" : ""}${r.deltas[i]}` },
+        Number(s).toLocaleString("en-US")))));
+    box.replaceChildren(el("h2", {}, "Score sheet"), el("table", {}, el("thead", {}, head), el("tbody", {}, ...body)));
+  }
+
   function renderDisplay(state) {
     document.getElementById("table-name").textContent = `table ${state.table}`;
     document.getElementById("ruleset").textContent = state.ruleset || "";
@@ -159,6 +185,7 @@ const JantakuPanel = (() => {
     renderSeats(state);
     renderResult(state);
     renderAlerts(state);
+    renderSheet(state);
   }
 
   return {
