@@ -4,7 +4,8 @@
 passed in is never changed (a new one is returned). The daemon feeds it every event in the
 order it stored them; replaying the stored events rebuilds the same state.
 
-What it follows (riichi profiles):
+What it follows (riichi profiles; a game of the Hong Kong or Chinese family is handed over to
+:mod:`controller.game_fan`, and `step`, `public_state`, `staff_alerts` dispatch on the state):
 
 - a new game (``StartGame``: ruleset profile, seat order, optionally a mid-game start);
 - per hand: the walls lifted (``LiftDone``: the counts are checked), the dealer's dice roll
@@ -44,11 +45,13 @@ flow, staff), :mod:`controller.game_record` (the hand rebuilt for the replay),
 from __future__ import annotations
 
 from controller import events as ev
+from controller import game_fan as FAN
 from controller import game_play as PLAY
 from controller import game_result as RES
 from controller import integrity as IG
 from controller.game_state import GameError, GameState, SeatState, alert, begin_hand, new_state
-from controller.game_view import public_state, staff_alerts
+from controller.game_view import public_state as _riichi_public_state
+from controller.game_view import staff_alerts as _riichi_staff_alerts
 from controller.rules import dice as DC
 from controller.rules import seating as SEAT
 from controller.rules import tiles as T
@@ -67,6 +70,12 @@ def step(state: GameState, event: ev.Event, now: float) -> tuple[GameState, list
     asked for) changes nothing and returns no command. Raises GameError only when ``state``
     is not a GameState.
     """
+    # the Hong Kong and Chinese families are followed by controller.game_fan (its own state)
+    is_fan_start = isinstance(event, ev.StartGame) and FAN.follows(event.ruleset)
+    if is_fan_start or isinstance(state, FAN.FanState):
+        if is_fan_start or not isinstance(event, ev.StartGame):
+            return FAN.step(state if isinstance(state, FAN.FanState) else FAN.new_state(), event, now)
+        state = new_state()   # a riichi game after a fan game
     if not isinstance(state, GameState):
         raise GameError(f"game.step needs a GameState, got {type(state).__name__}")
     handler = _HANDLERS.get(type(event))
@@ -88,7 +97,8 @@ def _on_start(s: GameState, e: ev.StartGame, now: float, cmds: list) -> None:
         return
     if rules.family != "riichi" or rules.players != 4:
         alert(s, cmds, "inconsistent", None, None,
-               f"ruleset {e.ruleset!r} is not followed by the tracker yet (four-player riichi only)", now=now)
+               f"ruleset {e.ruleset!r} is not followed by the tracker yet (four-player riichi, Hong Kong and "
+               "Chinese only)", now=now)
         return
     reds = e.red_fives
     if reds is None:
@@ -232,6 +242,16 @@ _HANDLERS = {
     ev.Correction: RES.on_correction,
     ev.WallBack: PLAY.on_wall_back,
 }
+
+
+def public_state(state: GameState | FAN.FanState) -> dict:
+    """The ``GET /api/state`` object of contracts/table-api.md (JSON-able), for either tracker."""
+    return FAN.public_state(state) if isinstance(state, FAN.FanState) else _riichi_public_state(state)
+
+
+def staff_alerts(state: GameState | FAN.FanState) -> list[dict]:
+    """Every alert of the game (the staff view), hidden ones included."""
+    return FAN.staff_alerts(state) if isinstance(state, FAN.FanState) else _riichi_staff_alerts(state)
 
 
 def replay_events(events, state: GameState | None = None) -> tuple[GameState, list[ev.Command]]:
