@@ -116,14 +116,19 @@ def export_games(store: EventStore) -> list[dict[str, Any]]:
             hands, started_at = [], stored.t_wall
         before = state
         state, _ = G.step(state, event, event.now)  # type: ignore[arg-type]
-        if before.result is not None and state.last_result is not before.last_result:
+        is_riichi = isinstance(state, G.GameState)
+        if is_riichi and isinstance(before, G.GameState) and before.result is not None \
+                and state.last_result is not before.last_result:
             lh = log_hand(before, before.draw_kind or "win")
             hands.append(hand_json(lh, before.result))
         if state.finished and not before.finished:
-            games.append({
-                "title": [f"jantaku table {state.table}", time.strftime("%Y-%m-%d %H:%M", time.gmtime(started_at))],
-                "name": list(state.players),
-                "rule": {"disp": state.ruleset, "aka": 1 if state.red_fives else 0},
-                "log": hands,
-            })
+            title = [f"jantaku table {state.table}", time.strftime("%Y-%m-%d %H:%M", time.gmtime(started_at))]
+            if is_riichi:
+                games.append({"title": title, "name": list(state.players),
+                              "rule": {"disp": state.ruleset, "aka": 1 if state.red_fives else 0}, "log": hands})
+            else:
+                # Hong Kong / Chinese games have no tenhou.net/6 form: the score sheet and final scores
+                games.append({"title": title, "name": list(state.players), "rule": {"disp": state.ruleset},
+                              "sheet": [dict(row) for row in state.history],
+                              "sc": [seat.score for seat in state.seats]})
     return games

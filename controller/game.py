@@ -75,7 +75,8 @@ def step(state: GameState, event: ev.Event, now: float) -> tuple[GameState, list
     if is_fan_start or isinstance(state, FAN.FanState):
         if is_fan_start or not isinstance(event, ev.StartGame):
             return FAN.step(state if isinstance(state, FAN.FanState) else FAN.new_state(), event, now)
-        state = new_state()   # a riichi game after a fan game
+        fresh, cmds = step(new_state(), event, now)   # a riichi game after a fan game (if it starts)
+        return (fresh, cmds) if fresh.phase != "idle" else (state, cmds)
     if not isinstance(state, GameState):
         raise GameError(f"game.step needs a GameState, got {type(state).__name__}")
     handler = _HANDLERS.get(type(event))

@@ -133,12 +133,12 @@ def on_revealed(s: FanState, e: ev.HandRevealed, now: float, cmds: list) -> None
                               "hand_index": s.hand_index, "now": now})
     seat.revealed = tuple(tiles)
     seat.win_tile = win_tile
-    want = 14 if is_winner else 13
-    size = len(tiles) + 3 * len(seat.melds)
-    if size != want:
+    wrong = CH.hand_size_error(len(tiles), len(seat.melds), has_drawn=is_winner)   # 相公: 14 to win, else 13
+    if wrong is not None:
+        size, want = len(tiles) + 3 * len(seat.melds), 14 if is_winner else 13
         alert(s, cmds, "wrong_hand_size", e.seat, None,
               f"seat {e.seat} reveals {len(tiles)} tiles and {len(seat.melds)} melds, {size} tiles where {want} "
-              "belong: this hand may not win", now=now)
+              f"belong ({'大相公' if wrong == 'big' else '小相公'}): this hand may not win", now=now)
     else:
         census(s, cmds, now, e.seat, _new_face_up(s, e.seat, tiles))
     if is_winner:

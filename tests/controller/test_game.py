@@ -150,8 +150,8 @@ def test_events_before_a_game_change_nothing():
 def test_unknown_or_unfollowed_ruleset_is_refused_with_an_alert():
     s, cmds = G.step(G.new_state(), ev.StartGame(ruleset="nope"), 0.0)
     assert s.phase == "idle" and cmds[0].alert.rule == "inconsistent" and "nope" in cmds[0].alert.message
-    s, cmds = G.step(G.new_state(), ev.StartGame(ruleset="chinese"), 0.0)
-    assert s.phase == "idle" and "four-player riichi only" in cmds[0].alert.message
+    s, cmds = G.step(G.new_state(), ev.StartGame(ruleset="sanma"), 0.0)
+    assert s.phase == "idle" and "is not followed by the tracker yet" in cmds[0].alert.message
 
 
 def test_riichi_stick_and_marker_after_called_riichi_tile():

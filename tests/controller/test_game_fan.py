@@ -162,9 +162,9 @@ HK_DRAWS = ("2p", "7z", "1p", "9s", "3m", "8s")   # the dealer's jump tile, then
 HK_REPL = ("3s", "5z", "6z")                  # seat 0's flower, seat 2's flower, seat 1's kong
 
 
-def hk_hand(*, rolls=((2, 3, 4), (5, 6)), out_of_turn: bool = False) -> Table:
+def hk_hand(*, ruleset: str = "hk", rolls=((2, 3, 4), (5, 6)), out_of_turn: bool = False) -> Table:
     """E1 in Hong Kong: flowers in the deal, a pung, a concealed kong, a win on a discard."""
-    t = Table("hk", 0, rolls, HK_HANDS, draws=HK_DRAWS, replacements=HK_REPL, seed=3)
+    t = Table(ruleset, 0, rolls, HK_HANDS, draws=HK_DRAWS, replacements=HK_REPL, seed=3)
     t.start()
     t.deal()
     t.discard(0, "1z")
@@ -329,6 +329,36 @@ def test_hk_exhaustive_draw_rotates_the_deal_and_the_game_ends_after_the_north_r
     assert [r["round"] for r in pub["hands"]] == ["N3", "N4"]
     assert pub["hands"][-1]["scores"] == final
     assert any(isinstance(c, ev.Show) and c.what == "settlement" for c in cmds)
+
+
+def test_a_finished_hk_game_is_exported_with_its_score_sheet(tmp_path):
+    """``tablectl export`` over a store holding a Hong Kong game: no tenhou.net/6 form, so the score
+    sheet and the final scores."""
+    from controller.daemon_export import export_games
+    from controller.storage import EventStore
+
+    scores = (26000, 24000, 25500, 24500)
+    first = ev.StartGame(ruleset="hk", players=("A", "B", "C", "D"), start_round=14, start_scores=scores)
+    s, _cmds, _scores, t = _hk_end_game()
+    hands = ("1112223334445m", "1112223334445p", "1112223334445s", "123m456m789m234p5s")
+    t2 = Table("hk", 3, [(6, 6, 6), (3, 4)], hands, draws=("5s",), seed=5, now=t.now + 10)
+    t2.start()
+    t2.deal()
+    t2.button(3, "tsumo")
+    t2.reveal(3, "123m456m789m234p5s5s", win_tile="5s")
+    stream = [first, *t.events, ev.ConfirmResult(hand_index=0, now=t.now + 1), *t2.events,
+              ev.Button(seat=3, action="ok", now=t2.now + 1)]
+    store = EventStore.open(tmp_path, synchronous="normal")
+    try:
+        for e in stream:
+            store.append("test", e.KIND, ev.to_record(e))
+        (game,) = export_games(store)
+    finally:
+        store.close()
+    final = [scores[0] - 2, scores[1] - 2, scores[2] - 2, scores[3] + 6]
+    assert game["rule"] == {"disp": "hk"} and game["name"] == ["A", "B", "C", "D"] and game["sc"] == final
+    assert [(r["round"], r["outcome"], r["scores"]) for r in game["sheet"]] == [
+        ("N3", "exhaustive_draw", list(scores)), ("N4", "win", final)]
 
 
 def test_hk_not_a_win_waits_for_staff():
@@ -587,3 +617,61 @@ def test_a_call_on_the_last_discard_is_named():
                             source=last.seat, now=t.now + 1)], s)
     (a,) = [c.alert for c in cmds if isinstance(c, ev.RaiseAlert)]
     assert (a.rule, a.tile) == ("last_discard_call", last.tile) and s.result["outcome"] == "exhaustive_draw"
+
+
+def test_competition_plays_with_flowers_and_scores_by_the_chinese_rules():
+    s, _ = start("competition")
+    t = hk_hand(ruleset="competition", rolls=((2, 3), (5, 6)))
+    s, cmds = play(t.events, s)
+    assert s.alerts == [] and [x["flowers"] for x in G.public_state(s)["seats"]] == [["1f"], [], ["3f"], []]
+    want = CH.score("111m222m999m55z", win_tile="9m", melds=[Meld.of("pon", "111z")], seat_wind=2, round_wind=0,
+                    winner=2, discarder=3, dealer=0, rules=load_rules("competition").chinese)
+    (win,) = s.result["wins"]
+    # no wind of its own in the hand: 0 fan, the base value 1, paid by the discarder
+    assert (win["fan"], win["points"], s.result["deltas"]) == (want.fan, want.points, list(want.payments))
+    assert s.result["deltas"] == [0, 0, 1, -1]
+
+
+def test_chinese_robbing_a_kong_is_paid_by_the_kong_player():
+    s, _ = start("chinese")
+    hands = ("55p123m456m789m12s", "34p123s456s789s99m", "1122334455667z", "5678p11m2m33m4m5m7z6z")
+    t = Table("chinese", 0, [(1, 3), (3, 4)], hands, draws=("9s", "8s", "9p", "1p", "7z", "6s", "2s", "5p"), seed=7)
+    t.start()
+    t.deal()
+    t.discard(0, "9s")
+    t.turn(1, "8s")
+    t.turn(2, "9p")
+    t.turn(3, "5p")
+    t.meld(0, "pon", "555p", called="5p", source=3)
+    t.discard(0, "1s")
+    t.turn(1, "7z")
+    t.turn(2, "6s")
+    t.turn(3, "2s")
+    t.draw(0)
+    t.emit(ev.Meld, seat=0, meld_kind="kakan", tiles=("5p",) * 4, called="5p")   # robbed before its replacement
+    t.button(1, "ron")
+    t.reveal(1, "34p123s456s789s99m")
+    s, _ = play(t.events, s)
+    assert s.alerts == []
+    (win,) = s.result["wins"]
+    assert win["robbed_kong"] and win["from"] == 0 and win["win_tile"] == "5p"
+    want = CH.score("34p123s456s789s99m5p", win_tile="5p", seat_wind=1, round_wind=0, winner=1, dealer=0,
+                    robbed_kong_by=0)
+    assert s.result["deltas"] == list(want.payments) == [-1, 1, 0, 0]   # S004:L43: paid as a discard
+
+
+def test_hk_wrong_size_hand_revealed_is_refused_and_public():
+    s, _ = start("hk")
+    t = hk_hand()
+    events = t.events[:-1] + [ev.HandRevealed(seat=2, tiles=tuple(T.parse("111m222m99m55z9s9m")), now=t.now)]
+    s, cmds = play(events, s)
+    (a,) = [c.alert for c in cmds if isinstance(c, ev.RaiseAlert)]
+    assert (a.rule, a.seat, a.is_public) == ("wrong_hand_size", 2, True) and "大相公" in a.message
+    assert s.result is None and "15 tiles" in s.result_error
+
+
+def test_a_refused_start_keeps_the_fan_game():
+    s, _ = start("hk")
+    s, _ = play(hk_hand().events, s)
+    s2, cmds = play([ev.StartGame(ruleset="sanma", now=900.0)], s)
+    assert s2 is s and cmds[0].alert.rule == "inconsistent"

@@ -124,3 +124,33 @@ def test_display_shows_a_hand_of_a_recorded_game(tmp_path, page, artifacts_dir):
         page.screenshot(path=str(artifacts_dir / "panel-recorded-hand.png"), full_page=True)
     finally:
         assert daemon.stop() == 0
+
+
+def test_display_shows_a_hong_kong_hand_in_fan_with_its_flowers(tmp_path, page, artifacts_dir):
+    """A Hong Kong hand (tracked by controller.game_fan) up to its result: the fan, the points and
+    every seat's flowers set aside, as tile pictures."""
+    from tests.controller.test_game_fan import hk_hand
+    table = hk_hand()
+    start = ev.StartGame(ruleset="hk", players=("A", "B", "C", "D"), now=0.0)
+    feed = tmp_path / "hk.jsonl"
+    write_feed(feed, [(0.0, e) for e in [start, *table.events]])
+    cfg = write_config(tmp_path / "t.toml", data=tmp_path / "data", port=free_port(), token=TOKEN, feed=str(feed),
+                       speed=0.0)
+    daemon = DaemonProc(cfg)
+    url = daemon.wait_ready()
+    try:
+        page.goto(url)
+        page.wait_for_function("window.__jantaku.state && window.__jantaku.state.pending_result", timeout=60_000)
+        state = httpx.get(f"{url}api/state", timeout=30).json()
+        page.wait_for_timeout(200)
+        win = state["pending_result"]["wins"][0]
+        result = page.text_content("#result")
+        assert f"{win['fan']} fan" in result and f"{win['points']} points" in result and " han " not in result
+        flowers = page.eval_on_selector_all(
+            ".seat", "els => els.map(e => [Number(e.dataset.seat), [...e.querySelectorAll('.flowers img')].map(i => i.alt)])")
+        assert sorted(flowers) == [[i, seat["flowers"]] for i, seat in enumerate(state["seats"])]
+        assert any(seat["flowers"] for seat in state["seats"])
+        assert page.evaluate("[...document.querySelectorAll('.flowers img')].every(i => i.naturalWidth > 0)")
+        page.screenshot(path=str(artifacts_dir / "panel-hk-hand.png"), full_page=True)
+    finally:
+        assert daemon.stop() == 0

@@ -22,7 +22,7 @@ const JantakuPanel = (() => {
   }
 
   function tileImg(tile) {
-    const ok = /^[0-9][mpsz]$/.test(tile);
+    const ok = /^[0-9][mpsz]$|^[1-8]f$/.test(tile);
     return el("img", { src: `/static/tiles/${ok ? tile : "unknown"}.png`, alt: tile, title: tile });
   }
 
@@ -93,7 +93,8 @@ const JantakuPanel = (() => {
       }
       const river = el("div", { class: "river tiles" }, ...(seat.river || []).map(tileImg));
       const melds = el("div", { class: "melds tiles" }, ...(seat.melds || []).map((m) =>
-        el("span", { class: "meld" }, ...m.tiles.map(tileImg))));
+        el("span", { class: "meld" }, ...m.tiles.map(tileImg))),
+        ...(seat.flowers && seat.flowers.length ? [el("span", { class: "meld flowers" }, ...seat.flowers.map(tileImg))] : []));
       box.replaceChildren(
         el("div", { class: "wind" }, WIND_NAMES[seat.wind] || seat.wind),
         el("div", { class: "name" }, seat.name || players[i] || `seat ${i + 1}`),
@@ -122,7 +123,8 @@ const JantakuPanel = (() => {
       + (state.pending_result ? " (to confirm)" : ""))];
     for (const w of r.wins || []) {
       const how = w.from === w.seat ? "tsumo" : `ron from ${who(w.from)}`;
-      const limit = w.yakuman ? `${w.yakuman}× yakuman` : `${w.han} han ${w.fu} fu`;
+      const limit = w.fan !== undefined ? `${w.fan} fan${w.pattern ? " (" + w.pattern + ")" : ""}`
+        : w.yakuman ? `${w.yakuman}× yakuman` : `${w.han} han ${w.fu} fu`;
       parts.push(el("div", { class: "win" }, `${who(w.seat)}: ${how}, ${limit}, ${w.points} points`));
       parts.push(el("div", { class: "yaku" }, (w.yaku || []).map(([name, han]) => `${name} ${han}`).join(" · ")));
     }
