@@ -16,7 +16,8 @@ so a 2 % per-frame misread or loss does not reach the game. It emits the events 
 - ``Meld`` for each new meld (and for a pon that becomes an added kan);
 - ``RiichiStick`` when a seat's riichi stick is put out (once a hand);
 - ``HandRevealed`` when a seat lays its hand face up, with ``win_tile`` when the last tile lies
-  set apart from the row (a winner's winning tile); ``FlowerSetAside`` for each flower.
+  set apart from the row (a winner's winning tile), and again if most views later read one of
+  its tiles otherwise (the game then replaces the reading); ``FlowerSetAside`` for each flower.
 
 Seats: views are in table positions; events are in game seats, counted counter-clockwise from
 ``first_dealer_position`` (the position where the first dealer sits). Walls are raised anew for
@@ -278,10 +279,18 @@ class TableTracker:
                 win = v.win_tiles.get(p)
                 rows.append((tiles, self._tile(win) if win is not None else None))
             voted = self._majority([r for r in rows if r[0]])
-            if voted is None or p in self._c.revealed:
+            if voted is None:
                 continue
             best, win_tile = voted
             if any(t in _UNSURE for t in best) or win_tile in _UNSURE:
+                continue
+            known = self._c.revealed.get(p)
+            if known is not None:
+                # the hand lies on the table until the result is confirmed: if most views now read
+                # a tile of it otherwise, the hand is reported again (the game replaces the reading)
+                if len(best) == len(known) and best != known:
+                    self._c.revealed[p] = best
+                    events.append(HandRevealed(seat=self.seat(p), tiles=tuple(best), win_tile=win_tile, now=now))
                 continue
             # a whole hand: 13 or 14 tiles less three per meld (a hand laid down halfway, or half
             # hidden by an arm, waits)

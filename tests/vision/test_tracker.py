@@ -217,6 +217,20 @@ def test_the_winning_tile_set_apart_is_voted_with_the_revealed_hand():
     assert feed(tr, [together] * 3) == [HandRevealed(seat=2, tiles=tuple(hand), now=0.1)]
 
 
+def test_a_revealed_hand_read_otherwise_by_most_later_views_is_reported_again():
+    hand = ["1m", "3m", "6m", "6m", "4p", "5p", "6p", "7p", "8p", "9p", "4s", "5s", "6s"]
+    misread = hand[:11] + ["7s"] + hand[12:]
+    tr = TableTracker(k=5)
+    evs = feed(tr, [view(revealed={0: misread})] * 3)         # a doubtful 5s read alike in three frames
+    assert [e.tiles for e in evs] == [tuple(misread)]
+    evs = feed(tr, [view(revealed={0: hand})] * 2, t0=1.0)    # two of five: not yet
+    assert evs == []
+    evs = feed(tr, [view(revealed={0: hand})] * 3, t0=2.0)    # most views now read 5s
+    assert [(e.seat, e.tiles) for e in evs] == [(0, tuple(hand))]
+    assert feed(tr, [view(revealed={0: hand})] * 5, t0=3.0) == []            # no news after that
+    assert feed(tr, [view(revealed={0: hand[:12]})] * 5, t0=4.0) == []       # nor from a row cut short
+
+
 def test_an_indicator_that_changes_during_play_is_reported_again_not_as_ura():
     tr = TableTracker(k=3)
     evs = feed(tr, [view(indicators=[(1, 11, "3p")])] * 3)
