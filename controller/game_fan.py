@@ -41,11 +41,10 @@ from __future__ import annotations
 from controller import events as ev
 from controller import game_fan_play as PLAY
 from controller import game_fan_result as RES
-from controller import integrity as IG
+from controller import game_seating as SEATING
 from controller.game_fan_state import FanSeat, FanState, begin_hand, new_state
 from controller.game_state import GameError, alert
 from controller.rules import dice as DC
-from controller.rules import seating as SEAT
 from controller.rules import walls as WL
 from controller.rules.flow import round_name
 from controller.rules.ruleset import RuleSetError
@@ -102,66 +101,13 @@ def _on_start(s: FanState, e: ev.StartGame, now: float, cmds: list) -> None:
         begin_hand(s, cmds, now)
         return
     s.phase = "seating"
-    _seating_step(s, cmds, now)
-
-
-class _NeedRoll(Exception):
-    def __init__(self, chair: int, n_dice: int) -> None:
-        super().__init__(chair, n_dice)
-        self.chair, self.n_dice = chair, n_dice
-
-
-def _seating_next(s: FanState) -> tuple[int, int] | int:
-    """The chair that rolls next and its dice, or (an int) the first dealer's chair."""
-    given = [dice for _chair, dice in s.seating_rolls]
-
-    def roll(chair: int, n_dice: int):
-        if given:
-            return given.pop(0)
-        raise _NeedRoll(chair, n_dice)
-
-    try:
-        return SEAT.first_dealer(s.first_dealer_method, 4, roll=roll).wind
-    except _NeedRoll as need:
-        return need.chair, need.n_dice
-
-
-def _seating_step(s: FanState, cmds: list, now: float) -> None:
-    nxt = _seating_next(s)
-    if isinstance(nxt, tuple):
-        cmds.append(ev.LightButton(seat=nxt[0], action="dice", now=now))
-        return
-    f = nxt
-    s.first_dealer_chair = f
-    s.players = tuple(s.players[(f + i) % 4] for i in range(4))
-    s.seats = [s.seats[(f + i) % 4] for i in range(4)]
-    cmds.append(ev.Show(what="seating", data={"first_dealer_chair": f, "players": list(s.players),
-                                              "rolls": [[c, list(d)] for c, d in s.seating_rolls]}, now=now))
-    begin_hand(s, cmds, now)
-
-
-def _on_stack_ready(s: FanState, e: ev.StackReady, now: float, cmds: list) -> None:
-    if s.phase == "ended":
-        return
-    problem = IG.check_set_total(e.counts, s.rules.procedures)
-    if problem:
-        alert(s, cmds, "set_mismatch", None, None, problem, now=now, key=("set", now))
-
-
-def _on_lift(s: FanState, e: ev.LiftDone, now: float, cmds: list) -> None:
-    if s.phase != "walls":
-        return
-    for rule, seat, message in IG.check_lift(e.counts, s.rules.procedures):
-        alert(s, cmds, rule, seat, None, message, now=now)
-    s.lift_total = sum(e.counts)
-    s.phase = "dice"
-    cmds.append(ev.LightButton(seat=s.dealer, action="dice", now=now))
+    SEATING.seating_step(s, cmds, now, begin_hand)
 
 
 def _on_button(s: FanState, e: ev.Button | ev.StaffDeclare, now: float, cmds: list) -> None:
     if e.action == "dice":
         if s.phase == "seating":
-            nxt = _seating_next(s)
+            nxt = SEATING.seating_next(s)
             if isinstance(nxt, tuple) and nxt[0] == e.seat:
                 cmds.append(ev.RollDice(seat=e.seat, count=nxt[1], now=now))
         elif s.phase == "dice":
@@ -184,10 +130,10 @@ def _on_button(s: FanState, e: ev.Button | ev.StaffDeclare, now: float, cmds: li
 
 def _on_dice(s: FanState, e: ev.DiceResult, now: float, cmds: list) -> None:
     if s.phase == "seating":
-        nxt = _seating_next(s)
+        nxt = SEATING.seating_next(s)
         if isinstance(nxt, tuple) and nxt[0] == e.seat and len(e.dice) == nxt[1]:
             s.seating_rolls.append((e.seat, tuple(e.dice)))
-            _seating_step(s, cmds, now)
+            SEATING.seating_step(s, cmds, now, begin_hand)
         return
     if s.phase != "dice":
         return
@@ -208,8 +154,8 @@ def _on_dice(s: FanState, e: ev.DiceResult, now: float, cmds: list) -> None:
 
 _HANDLERS = {
     ev.StartGame: _on_start,
-    ev.LiftDone: _on_lift,
-    ev.StackReady: _on_stack_ready,
+    ev.LiftDone: SEATING.on_lift,
+    ev.StackReady: SEATING.on_stack_ready,
     ev.Button: _on_button,
     ev.StaffDeclare: _on_button,
     ev.DiceResult: _on_dice,

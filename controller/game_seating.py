@@ -1,0 +1,75 @@
+"""What every tracker (riichi: :mod:`controller.game`; Hong Kong / Chinese:
+:mod:`controller.game_fan`) does alike before play: the first dealer rolled for at the table,
+the walls lifted (their counts checked against the profile), the set built again.
+
+The functions take either tracker's state (they use ``seating_rolls``, ``first_dealer_method``,
+``first_dealer_chair``, ``players``, ``seats``, ``phase``, ``dealer``, ``lift_total`` and
+``rules``) and append the commands to ``cmds``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from controller import events as ev
+from controller import integrity as IG
+from controller.game_state import alert
+from controller.rules import seating as SEAT
+
+
+class _NeedRoll(Exception):
+    def __init__(self, chair: int, n_dice: int) -> None:
+        super().__init__(chair, n_dice)
+        self.chair, self.n_dice = chair, n_dice
+
+
+def seating_next(s: Any) -> tuple[int, int] | int:
+    """The chair that rolls next and its dice, or (an int) the first dealer's chair."""
+    given = [dice for _chair, dice in s.seating_rolls]
+
+    def roll(chair: int, n_dice: int):
+        if given:
+            return given.pop(0)
+        raise _NeedRoll(chair, n_dice)
+
+    try:
+        return SEAT.first_dealer(s.first_dealer_method, 4, roll=roll).wind
+    except _NeedRoll as need:
+        return need.chair, need.n_dice
+
+
+def seating_step(s: Any, cmds: list, now: float, begin_hand: Callable[[Any, list, float], None]) -> None:
+    """Ask the next chair to roll for the first dealer, or seat the game once it is decided and
+    begin its first hand."""
+    nxt = seating_next(s)
+    if isinstance(nxt, tuple):
+        cmds.append(ev.LightButton(seat=nxt[0], action="dice", now=now))
+        return
+    f = nxt
+    s.first_dealer_chair = f
+    s.players = tuple(s.players[(f + i) % 4] for i in range(4))
+    s.seats = [s.seats[(f + i) % 4] for i in range(4)]
+    cmds.append(ev.Show(what="seating", data={"first_dealer_chair": f, "players": list(s.players),
+                                              "rolls": [[c, list(d)] for c, d in s.seating_rolls]}, now=now))
+    begin_hand(s, cmds, now)
+
+
+def on_stack_ready(s: Any, e: ev.StackReady, now: float, cmds: list) -> None:
+    """The set just played is built into walls again: it must add up to the whole set."""
+    if s.phase == "ended":
+        return
+    problem = IG.check_set_total(e.counts, s.rules.procedures)
+    if problem:
+        alert(s, cmds, "set_mismatch", None, None, problem, now=now, key=("set", now))
+
+
+def on_lift(s: Any, e: ev.LiftDone, now: float, cmds: list) -> None:
+    """The walls are up: their counts checked against the profile; the dealer's dice lamp lit."""
+    if s.phase != "walls":
+        return
+    for rule, seat, message in IG.check_lift(e.counts, s.rules.procedures):
+        alert(s, cmds, rule, seat, None, message, now=now)
+    s.lift_total = sum(e.counts)
+    s.phase = "dice"
+    cmds.append(ev.LightButton(seat=s.dealer, action="dice", now=now))
