@@ -28,7 +28,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     ap.add_argument("--time-scale", type=float, default=1.0,
                     help="multiply every motion duration (0.01: a 60 s shuffle takes 0.6 s)")
     ap.add_argument("--deadman-ms", type=int, default=500, help="deadman time at boot (100..5000)")
-    ap.add_argument("--seed", type=int, default=0, help="seed for dice and line faults")
+    ap.add_argument("--seed", type=int, default=None,
+                    help="seed for dice and line faults (default: dice from the OS's CSPRNG, as the firmware's)")
     ap.add_argument("--drop", type=float, default=0.0, help="fraction of bytes dropped, each direction")
     ap.add_argument("--corrupt", type=float, default=0.0, help="fraction of bytes with a bit flipped, each direction")
     ap.add_argument("--duplicate", type=float, default=0.0, help="fraction of bytes sent twice, each direction")
@@ -57,7 +58,7 @@ def main(command: str = "sim-mcu", argv: list[str] | None = None) -> int:
         sim = SimProcess({"model": model, "time_scale": args.time_scale, "seed": args.seed,
                           "deadman_ms": args.deadman_ms},
                          link=args.link, control=args.control, rx_rates=rates,
-                         tx_rates=LineFaultRates(**vars(rates)), seed=args.seed,
+                         tx_rates=LineFaultRates(**vars(rates)), seed=args.seed or 0,
                          stats_path=args.stats_file, parent_pid=args.parent_pid)
         for name in args.fault:
             sim.mcu.arm_fault(name)

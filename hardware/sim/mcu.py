@@ -133,7 +133,7 @@ class SimState:
 class SimMcu:
     """The firmware logic. ``now`` comes from ``clock`` (monotonic seconds)."""
 
-    def __init__(self, model: TableModel, *, time_scale: float = 1.0, seed: int = 0,
+    def __init__(self, model: TableModel, *, time_scale: float = 1.0, seed: int | None = 0,
                  deadman_ms: int = 500, send: Callable[[bytes], None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         if not 0.0001 <= time_scale <= 100:
@@ -142,6 +142,8 @@ class SimMcu:
         self.time_scale = time_scale
         self.clock = clock
         self._rng = random.Random(seed)
+        # the dice, as the firmware's: from a CSPRNG (the OS's here) unless seeded for a test
+        self._dice_rng = random.SystemRandom() if seed is None else random.Random(seed)
         self._send_bytes = send or (lambda data: None)
         self._timers: list[tuple[float, int, Callable[[], None]]] = []
         self._timer_ids = 0
@@ -451,7 +453,7 @@ class SimMcu:
         elif isinstance(msg, p.RollDice):
             values = self.dice_queue.pop(0) if self.dice_queue else ()
             if len(values) != msg.count:
-                values = tuple(self._rng.randint(1, 6) for _ in range(msg.count))
+                values = tuple(self._dice_rng.randint(1, 6) for _ in range(msg.count))
             event = p.DiceResult(msg.job, msg.seat, values)
         else:
             event = p.Done(msg.job, msg.TYPE)

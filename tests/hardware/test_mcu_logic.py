@@ -106,3 +106,21 @@ def test_motion_is_time_scaled_and_absolute():
     b.send(p.Lift(job=6, walls=0x0F))          # already there: done at once
     b.run_until(0.062)
     assert [f.msg.job for _, f in b.out[n:] if isinstance(f.msg, p.LiftDone)] == [6]
+
+
+def _rolls(seed, n: int = 20) -> list[tuple[int, ...]]:
+    b = Bench(seed=seed)
+    b.send(p.Hello(session=1))
+    for job in range(1, n + 1):
+        b.send(p.RollDice(job=job, count=2, seat=0))
+        b.run_until(b.t + 0.05)
+    by_job = {e.job: e.values for _, e in b.events(p.DiceResult)}     # an event may be sent more than once
+    return [by_job[job] for job in sorted(by_job)]
+
+
+def test_dice_come_from_the_os_csprng_unless_seeded_for_a_test():
+    seeded = _rolls(5)
+    assert len(seeded) == 20 and seeded == _rolls(5)                    # a test's seed: the same rolls
+    assert all(len(v) == 2 and all(1 <= x <= 6 for x in v) for v in seeded)
+    # unseeded (the simulator's default, as the firmware): two tables never roll alike (6^-40)
+    assert _rolls(None) != _rolls(None)
