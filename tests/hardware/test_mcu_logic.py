@@ -114,6 +114,8 @@ def _rolls(seed, n: int = 20) -> list[tuple[int, ...]]:
     for job in range(1, n + 1):
         b.send(p.RollDice(job=job, count=2, seat=0))
         b.run_until(b.t + 0.05)
+        for seq in {f.seq for _, f in b.out if isinstance(f.msg, p.DiceResult) and f.msg.job == job}:
+            b.mcu.on_frame_bytes(p.encode(p.EvAck(), seq)[:-1])       # the host acknowledges each event
     by_job = {e.job: e.values for _, e in b.events(p.DiceResult)}     # an event may be sent more than once
     return [by_job[job] for job in sorted(by_job)]
 
