@@ -29,8 +29,11 @@ from controller.storage import ChainBroken, EventStore, StorageError
 
 log = logging.getLogger("controller.daemon")
 
+# contracts/table-api.md "Injected faults", then the tracker's other alert rules the simulator can
+# commit too (hardware.sim.script.INJECTABLE_RULES)
 INJECT_RULES = ("missing_tile", "fifth_tile", "wrong_red", "other_back", "taken_back", "extra_draw",
-                "out_of_turn", "wrong_hand_size", "moved_indicator")
+                "out_of_turn", "wrong_hand_size", "moved_indicator",
+                "stack_count", "set_mismatch", "kuikae", "last_discard_call", "furiten_ron")
 _INJECT = re.compile(r"^([a-z_]+)@(\d+)(?::([0-3]))?$")
 
 
@@ -161,7 +164,9 @@ def _cmd_demo(argv: list[str]) -> int:
     p.add_argument("--script", required=True, help="a tenhou.net/6 JSON log")
     p.add_argument("--speed", type=_speed, default=1.0, help="time scale, or 'max'")
     p.add_argument("--port", type=int, help="panel port")
-    p.add_argument("--inject", type=parse_inject, action="append", default=[], metavar="RULE@HAND[:SEAT]")
+    p.add_argument("--inject", type=parse_inject, action="append", default=[], metavar="RULE@HAND[:SEAT]",
+                   help="the simulated table commits fault RULE in hand HAND (0-based), by SEAT where given; "
+                        f"RULE: {', '.join(INJECT_RULES)}")
     p.add_argument("--data", help="data folder (default: a fresh temporary one)")
     p.add_argument("--simulation", choices=("physical", "events"), default="physical",
                    help="physical: MCU on a pty, seat buttons, camera (default); events: perfect eyes")

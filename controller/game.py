@@ -171,6 +171,7 @@ _HANDLERS = {
     ev.StartGame: _on_start,
     ev.LiftDone: SEATING.on_lift,
     ev.StackReady: SEATING.on_stack_ready,
+    ev.McuFault: SEATING.on_mcu_fault,
     ev.Button: _on_button,
     ev.StaffDeclare: _on_button,
     ev.DiceResult: _on_dice,

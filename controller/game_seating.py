@@ -64,6 +64,17 @@ def on_stack_ready(s: Any, e: ev.StackReady, now: float, cmds: list) -> None:
         alert(s, cmds, "set_mismatch", None, None, problem, now=now, key=("set", now))
 
 
+def on_mcu_fault(s: Any, e: ev.McuFault, now: float, cmds: list) -> None:
+    """The shuffler counted a wrong number of tiles in a lane (PROTOCOL.md ``lane_count``): the set
+    being built again does not add up (a tile kept back, or one too many). The machine cycle
+    halts on the fault; the tracker names it."""
+    if e.code != "lane_count" or s.phase in ("idle", "ended"):
+        return
+    alert(s, cmds, "set_mismatch", None, None,
+          f"the set built again does not add up: the shuffler counts {e.detail or 'a wrong number of tiles'}",
+          now=now, key=("set", now))
+
+
 def on_lift(s: Any, e: ev.LiftDone, now: float, cmds: list) -> None:
     """The walls are up: their counts checked against the profile; the dealer's dice lamp lit."""
     if s.phase != "walls":

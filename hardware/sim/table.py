@@ -2,8 +2,9 @@
 
 ``hardware.sim.script`` turns a tenhou.net/6 log into per-hand scripts of physical actions
 (``lift``, ``press``, ``dice``, ``take``, ``refill``, ``discard``, ``take_back``, ``meld``,
-``stick``, ``flip``, ``swap_indicator``, ``reveal``). :class:`SimTable` owns the physical
-table and applies those actions one at a time:
+``stick``, ``flip``, ``swap_indicator``, ``reveal``; for injected faults also ``keep``, a tile
+kept back after the hand, and ``stacked``, the lane counts of the set built again).
+:class:`SimTable` owns the physical table and applies those actions one at a time:
 
 - what lies on the table is kept in a ``hardware.sim.scene.TableState`` (walls with 2/1/0
   tiles a stack, face-up indicators, rivers with sideways riichi tiles, melds with the called
@@ -42,7 +43,7 @@ log = logging.getLogger(__name__)
 STACKS = 17
 OTHER_BACK = "yellow"     # the back colour of the other set (the table's own set is blue)
 OPS = ("lift", "press", "dice", "take", "refill", "discard", "take_back", "meld", "stick", "flip",
-       "swap_indicator", "reveal")
+       "swap_indicator", "reveal", "keep", "stacked")
 # Actions the camera sees (the others are buttons or MCU motion).
 VISIBLE_OPS = frozenset({"lift", "take", "refill", "discard", "take_back", "meld", "flip", "swap_indicator",
                          "reveal"})
@@ -91,6 +92,8 @@ class SimTable:
         self.applied = 0
         self.declared: set[int] = set()   # seats that pressed tsumo/ron in this hand
         self.odd_backs: set[tuple[int, int]] = set()   # (wall, stack 1-based) showing the other set's back
+        self.kept: list[tuple[int, int, str]] = []      # (hand, seat, tile) kept back off the table after a hand
+        self.stacked: list[tuple[int, tuple[int, ...]]] = []   # (hand, lane counts) of the sets built again
 
     # ------------------------------------------------------------------ progress
     @property
@@ -151,7 +154,10 @@ class SimTable:
         h = self.script.hands[hand]
         stacks, tiles = [0] * 4, [0] * 4
         for seat in range(4):
-            for k in range(1, self.stacks + 1):
+            # a wall may rise with a stack too many (an injected stack_count): the MCU counts it too
+            last = max([self.stacks] + [slot.stack for slot, tile in h.walls.items()
+                                        if slot.seat == seat and tile is not None])
+            for k in range(1, last + 1):
                 n = sum(1 for layer in (WL.UPPER, WL.LOWER) if h.walls.get(WL.WallSlot(seat, k, layer)) is not None)
                 tiles[seat] += n
                 stacks[seat] += n > 0
@@ -227,6 +233,8 @@ class SimTable:
         h = self.hand
         walls: dict[int, list[int]] = {}
         for seat in range(4):
+            # the camera's wall slots: a stack too many (an injected stack_count) stands past them,
+            # untouched all hand; the MCU's lift count has it (lift_counts)
             walls[seat] = [sum(1 for layer in (WL.UPPER, WL.LOWER)
                                if h.walls.get(WL.WallSlot(seat, k, layer)) is not None)
                            for k in range(1, self.stacks + 1)]
@@ -324,6 +332,27 @@ class SimTable:
             raise SimTableError(f"{self._where()}: unknown meld kind {kind!r}")
         self.scene.standing[seat] = max(0, standing)
         self.scene.melds[seat] = [MeldShape(tuple(m["tiles"]), m["sideways"], m["added"]) for m in table.melds]
+
+    def _op_keep(self, op: dict) -> None:
+        """After the hand a player keeps a tile back instead of pushing it into the centre (a
+        standing tile, or one of its hand laid down): the set goes back one short."""
+        with self._lock:
+            seat, tile = op["seat"], op["tile"]
+            shown = self.scene.revealed.get(seat)
+            if shown and tile in shown:
+                shown.remove(tile)
+            elif self.scene.standing.get(seat, 0) > 0:
+                self.scene.standing[seat] -= 1
+            else:
+                raise SimTableError(f"{self._where()}: seat {seat} has no {tile} to keep back")
+            self.kept.append((self.hand_index, seat, tile))
+
+    def _op_stacked(self, op: dict) -> None:
+        """The machine built the returned set again (in the background): its lane counts. The MCU's
+        own shuffle reports them (a count off by one is its ``lane_count`` fault, hardware/PROTOCOL.md);
+        the table only notes what the set came back as."""
+        with self._lock:
+            self.stacked.append((self.hand_index, tuple(op["counts"])))
 
     def _op_stick(self, op: dict) -> None:
         """The riichi stick goes down at the seat's stick place (the game settles deposits from the

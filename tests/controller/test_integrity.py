@@ -274,6 +274,19 @@ def test_a_set_that_does_not_add_up_when_built_again():
     assert "135" in cmds[0].alert.message
 
 
+def test_the_shufflers_wrong_lane_count_is_a_set_that_does_not_add_up():
+    """Real firmware reports a short lane as the fault lane_count (PROTOCOL.md), not as a count."""
+    events = S.events_of(S.build_script(load(WHOLE)))
+    k = next(i for i, e in enumerate(events) if isinstance(e, ev.Button) and e.action == "ok")
+    s = play(events[:k])
+    s2, cmds = G.step(s, ev.McuFault(code="lift_jam", detail="wall 2"), 1.0)
+    assert cmds == [] and s2.alerts == []                  # other faults are the machine's, not the set's
+    s3, cmds = G.step(s, ev.McuFault(code="lane_count", detail="lane 1: 33 tiles"), 1.0)
+    assert [(c.alert.rule, c.alert.seat, c.alert.tile, c.alert.suggest) for c in cmds] == [
+        ("set_mismatch", None, None, "void_hand")]
+    assert "lane 1: 33 tiles" in cmds[0].alert.message
+
+
 def test_four_winds_and_four_riichi_abort_the_hand():
     events = S.events_of(S.build_script(load(WHOLE)))
     first = [i for i, e in enumerate(events) if isinstance(e, ev.Discard)][:4]
