@@ -52,9 +52,7 @@ from controller import game_seating as SEATING
 from controller.game_state import GameError, GameState, SeatState, alert, begin_hand, new_state
 from controller.game_view import public_state as _riichi_public_state
 from controller.game_view import staff_alerts as _riichi_staff_alerts
-from controller.rules import dice as DC
 from controller.rules import tiles as T
-from controller.rules import walls as WL
 from controller.rules.ruleset import RuleSetError
 from controller.rules.ruleset import load as load_rules
 
@@ -118,14 +116,7 @@ def _on_start(s: GameState, e: ev.StartGame, now: float, cmds: list) -> None:
 
 def _on_button(s: GameState, e: ev.Button | ev.StaffDeclare, now: float, cmds: list) -> None:
     if e.action == "dice":
-        if s.phase == "seating":
-            nxt = SEATING.seating_next(s)
-            if isinstance(nxt, tuple) and nxt[0] == e.seat:
-                cmds.append(ev.RollDice(seat=e.seat, count=nxt[1], now=now))
-        elif s.phase == "dice":
-            nxt = DC.next_roller(s.rules.procedures.break_method, s.dealer, s.rolls)
-            if nxt is not None and nxt[0] == e.seat:
-                cmds.append(ev.RollDice(seat=e.seat, count=nxt[1], now=now))
+        SEATING.on_dice_button(s, e.seat, now, cmds)
         return
     if e.action == "ok":
         if s.phase == "result" and s.result is not None:
@@ -142,29 +133,10 @@ def _on_button(s: GameState, e: ev.Button | ev.StaffDeclare, now: float, cmds: l
 
 
 def _on_dice(s: GameState, e: ev.DiceResult, now: float, cmds: list) -> None:
-    if s.phase == "seating":
-        nxt = SEATING.seating_next(s)
-        if isinstance(nxt, tuple) and nxt[0] == e.seat and len(e.dice) == nxt[1]:
-            s.seating_rolls.append((e.seat, tuple(e.dice)))
-            SEATING.seating_step(s, cmds, now, begin_hand)
-        return
-    if s.phase != "dice":
-        return
-    proc = s.rules.procedures
-    nxt = DC.next_roller(proc.break_method, s.dealer, s.rolls)
-    if nxt is None or nxt[0] != e.seat or len(e.dice) != nxt[1]:
-        return
-    s.rolls.append(tuple(e.dice))
-    nxt = DC.next_roller(proc.break_method, s.dealer, s.rolls)
-    if nxt is not None:
-        cmds.append(ev.LightButton(seat=nxt[0], action="dice", now=now))
-        return
-    lay = WL.plan(proc, s.dealer, s.rolls)
-    s.wall = WL.WallState(lay)
-    s.deal_left = [slot for _seat, slot in lay.deal_takes]
-    s.phase = "play"
-    ind = lay.indicator_slots[0]
-    cmds.append(ev.WatchSlot(wall=ind.seat, stack=ind.stack, purpose="indicator", now=now))
+    lay = SEATING.on_dice(s, e, now, cmds, begin_hand)
+    if lay is not None:     # play begins: the camera must find the dora indicator here
+        ind = lay.indicator_slots[0]
+        cmds.append(ev.WatchSlot(wall=ind.seat, stack=ind.stack, purpose="indicator", now=now))
 
 
 _HANDLERS = {

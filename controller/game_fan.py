@@ -44,8 +44,6 @@ from controller import game_fan_result as RES
 from controller import game_seating as SEATING
 from controller.game_fan_state import FanSeat, FanState, begin_hand, new_state
 from controller.game_state import GameError, alert
-from controller.rules import dice as DC
-from controller.rules import walls as WL
 from controller.rules.flow import round_name
 from controller.rules.ruleset import RuleSetError
 from controller.rules.ruleset import load as load_rules
@@ -106,14 +104,7 @@ def _on_start(s: FanState, e: ev.StartGame, now: float, cmds: list) -> None:
 
 def _on_button(s: FanState, e: ev.Button | ev.StaffDeclare, now: float, cmds: list) -> None:
     if e.action == "dice":
-        if s.phase == "seating":
-            nxt = SEATING.seating_next(s)
-            if isinstance(nxt, tuple) and nxt[0] == e.seat:
-                cmds.append(ev.RollDice(seat=e.seat, count=nxt[1], now=now))
-        elif s.phase == "dice":
-            nxt = DC.next_roller(s.rules.procedures.break_method, s.dealer, s.rolls)
-            if nxt is not None and nxt[0] == e.seat:
-                cmds.append(ev.RollDice(seat=e.seat, count=nxt[1], now=now))
+        SEATING.on_dice_button(s, e.seat, now, cmds)
         return
     if e.action == "ok":
         if s.phase == "result" and s.result is not None:
@@ -129,27 +120,7 @@ def _on_button(s: FanState, e: ev.Button | ev.StaffDeclare, now: float, cmds: li
 
 
 def _on_dice(s: FanState, e: ev.DiceResult, now: float, cmds: list) -> None:
-    if s.phase == "seating":
-        nxt = SEATING.seating_next(s)
-        if isinstance(nxt, tuple) and nxt[0] == e.seat and len(e.dice) == nxt[1]:
-            s.seating_rolls.append((e.seat, tuple(e.dice)))
-            SEATING.seating_step(s, cmds, now, begin_hand)
-        return
-    if s.phase != "dice":
-        return
-    proc = s.rules.procedures
-    nxt = DC.next_roller(proc.break_method, s.dealer, s.rolls)
-    if nxt is None or nxt[0] != e.seat or len(e.dice) != nxt[1]:
-        return
-    s.rolls.append(tuple(e.dice))
-    nxt = DC.next_roller(proc.break_method, s.dealer, s.rolls)
-    if nxt is not None:
-        cmds.append(ev.LightButton(seat=nxt[0], action="dice", now=now))
-        return
-    lay = WL.plan(proc, s.dealer, s.rolls)
-    s.wall = WL.WallState(lay)
-    s.deal_left = [slot for _seat, slot in lay.deal_takes]
-    s.phase = "play"
+    SEATING.on_dice(s, e, now, cmds, begin_hand)
 
 
 _HANDLERS = {

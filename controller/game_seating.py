@@ -1,10 +1,11 @@
 """What every tracker (riichi: :mod:`controller.game`; Hong Kong / Chinese:
 :mod:`controller.game_fan`) does alike before play: the first dealer rolled for at the table,
-the walls lifted (their counts checked against the profile), the set built again.
+the walls lifted (their counts checked against the profile), the dealer's dice and the break
+(the walls planned), the set built again.
 
 The functions take either tracker's state (they use ``seating_rolls``, ``first_dealer_method``,
-``first_dealer_chair``, ``players``, ``seats``, ``phase``, ``dealer``, ``lift_total`` and
-``rules``) and append the commands to ``cmds``.
+``first_dealer_chair``, ``players``, ``seats``, ``phase``, ``dealer``, ``rolls``, ``wall``,
+``deal_left``, ``lift_total`` and ``rules``) and append the commands to ``cmds``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from typing import Any
 from controller import events as ev
 from controller import integrity as IG
 from controller.game_state import alert
+from controller.rules import dice as DC
 from controller.rules import seating as SEAT
+from controller.rules import walls as WL
 
 
 class _NeedRoll(Exception):
@@ -84,3 +87,43 @@ def on_lift(s: Any, e: ev.LiftDone, now: float, cmds: list) -> None:
     s.lift_total = sum(e.counts)
     s.phase = "dice"
     cmds.append(ev.LightButton(seat=s.dealer, action="dice", now=now))
+
+
+def on_dice_button(s: Any, seat: int, now: float, cmds: list) -> None:
+    """A seat's dice button: that seat rolls if it is the one to roll now (for the first dealer,
+    or for the break)."""
+    if s.phase == "seating":
+        nxt = seating_next(s)
+        if isinstance(nxt, tuple) and nxt[0] == seat:
+            cmds.append(ev.RollDice(seat=seat, count=nxt[1], now=now))
+    elif s.phase == "dice":
+        nxt = DC.next_roller(s.rules.procedures.break_method, s.dealer, s.rolls)
+        if nxt is not None and nxt[0] == seat:
+            cmds.append(ev.RollDice(seat=seat, count=nxt[1], now=now))
+
+
+def on_dice(s: Any, e: ev.DiceResult, now: float, cmds: list, begin_hand: Callable[[Any, list, float], None]) -> Any:
+    """The dice shown: a seating roll, or a roll of the break. Returns the walls' layout
+    (``controller.rules.walls``) once the last roll of the break is in (play begins), else None."""
+    if s.phase == "seating":
+        nxt = seating_next(s)
+        if isinstance(nxt, tuple) and nxt[0] == e.seat and len(e.dice) == nxt[1]:
+            s.seating_rolls.append((e.seat, tuple(e.dice)))
+            seating_step(s, cmds, now, begin_hand)
+        return None
+    if s.phase != "dice":
+        return None
+    proc = s.rules.procedures
+    nxt = DC.next_roller(proc.break_method, s.dealer, s.rolls)
+    if nxt is None or nxt[0] != e.seat or len(e.dice) != nxt[1]:
+        return None
+    s.rolls.append(tuple(e.dice))
+    nxt = DC.next_roller(proc.break_method, s.dealer, s.rolls)
+    if nxt is not None:
+        cmds.append(ev.LightButton(seat=nxt[0], action="dice", now=now))
+        return None
+    lay = WL.plan(proc, s.dealer, s.rolls)
+    s.wall = WL.WallState(lay)
+    s.deal_left = [slot for _seat, slot in lay.deal_takes]
+    s.phase = "play"
+    return lay
