@@ -79,7 +79,8 @@
     $("machine").dataset.state = m.state || "idle";
     $("machine").textContent = `machine: ${m.state || "idle"}${m.reason ? " — " + m.reason : ""}`;
     $("hand-index").value = state.hand_index;
-    $("pending").textContent = state.pending_result ? `to confirm: ${JSON.stringify(state.pending_result)}` : "";
+    $("pending").textContent = state.pending_result ? `to confirm: ${JSON.stringify(state.pending_result)}`
+      : state.result_problem ? `no result yet: ${state.result_problem}` : "";
     $("staff-alerts").replaceChildren(...(state.alerts || []).map((a) =>
       JantakuPanel.el("li", {}, `hand ${a.hand_index + 1}: ${a.rule} seat ${a.seat ?? "–"} tile ${a.tile ?? "–"} ${a.message || ""}`
       + (a.suggest ? ` (offer: ${a.suggest.replace("_", " ")})` : ""))));
