@@ -353,6 +353,8 @@ class SimTablePart:
                     self._ok_seat = None
                     self._look()
                     pending = []
+                if op["op"] == "stacked":
+                    self._build_again(tuple(op["counts"]))
                 if self.speed > 0:
                     self._stop.wait(STEP_S / self.speed)
         except (SimTableError, ValueError, OSError) as err:
@@ -360,6 +362,42 @@ class SimTablePart:
             return
         if table.finished:
             log.info("sim table: %s played to its end (%d hands)", self.path.name, len(self.script.hands))
+
+    def _build_again(self, counts: tuple[int, ...]) -> None:
+        """The set pushed in after the last hand is built again while this hand is played. One that
+        does not add up (a tile kept back) makes the shuffler count a lane short: the simulated MCU
+        is told the lanes' counts, shuffles the set in the hopper and reports its fault
+        ``lane_count`` over the link, as the firmware does. Then, as the staff would, the tile is put
+        back and the machine reset (the set is shuffled again at the next lift)."""
+        from hardware.sim.mcu import TableModel
+        model = TableModel()
+        if list(counts) == [model.tiles // model.lanes] * model.lanes or self._loop is None:
+            return          # a whole set: the machine builds it at the next lift, as ever
+        done = asyncio.run_coroutine_threadsafe(self._shuffle_short(counts), self._loop)
+        done.result(timeout=LIFT_TIMEOUT_S + 10)
+
+    async def _shuffle_short(self, counts: tuple[int, ...]) -> None:
+        from firmware_bridge.errors import BridgeError
+        from hardware.sim.mcu import SET_HOPPER
+        from hardware.sim.mcu_process import SimMcuError
+        assert self.serial is not None and self.sim is not None
+        try:
+            await asyncio.to_thread(self.sim.control, "lane_counts", counts=list(counts))
+            status = await self.serial.mcu.status()
+            if SET_HOPPER not in status.sets:
+                self._fail(f"a set to build again ({sum(counts)} tiles) but none lies in the hopper")
+                return
+            try:
+                await self.serial.shuffler.shuffle(list(status.sets).index(SET_HOPPER), timeout_s=LIFT_TIMEOUT_S)
+                log.warning("sim table: the shuffler built a set of %d tiles without a fault", sum(counts))
+            except BridgeError as err:
+                log.info("sim table: the shuffler counts the set short: %s", err)
+            # the staff find the tile kept back, put it in and reset the machine
+            await self.serial.stopper.reset_fault()
+        except (BridgeError, SimMcuError, OSError) as err:
+            self._fail(f"building the set again: {err}")
+            return
+        self._emit("staff", ev.Reset(reason="a tile kept back was found and put in again", now=time.monotonic()))
 
     def _await_result(self) -> None:
         """The dealer presses OK once the display shows the result to confirm; until then the camera
