@@ -116,7 +116,8 @@ def export_games(store: EventStore) -> list[dict[str, Any]]:
             hands, started_at = [], stored.t_wall
         before = state
         state, _ = G.step(state, event, event.now)  # type: ignore[arg-type]
-        is_riichi = isinstance(state, G.GameState)
+        # a three-player game has no tenhou.net/6 form here yet: it is exported as its score sheet
+        is_riichi = isinstance(state, G.GameState) and len(state.seats) == 4
         if is_riichi and isinstance(before, G.GameState) and before.result is not None \
                 and state.last_result is not before.last_result:
             lh = log_hand(before, before.draw_kind or "win")
@@ -127,7 +128,8 @@ def export_games(store: EventStore) -> list[dict[str, Any]]:
                 games.append({"title": title, "name": list(state.players),
                               "rule": {"disp": state.ruleset, "aka": 1 if state.red_fives else 0}, "log": hands})
             else:
-                # Hong Kong / Chinese games have no tenhou.net/6 form: the score sheet and final scores
+                # Hong Kong / Chinese and three-player games have no tenhou.net/6 form: the score sheet and
+                # final scores
                 games.append({"title": title, "name": list(state.players), "rule": {"disp": state.ruleset},
                               "sheet": [dict(row) for row in state.history],
                               "sc": [seat.score for seat in state.seats]})

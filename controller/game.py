@@ -4,8 +4,9 @@
 passed in is never changed (a new one is returned). The daemon feeds it every event in the
 order it stored them; replaying the stored events rebuilds the same state.
 
-What it follows (riichi profiles; a game of the Hong Kong or Chinese family is handed over to
-:mod:`controller.game_fan`, and `step`, `public_state`, `staff_alerts` dispatch on the state):
+What it follows (riichi profiles, four players or three (``sanma``); a game of the Hong Kong or
+Chinese family is handed over to :mod:`controller.game_fan`, and `step`, `public_state`,
+`staff_alerts` dispatch on the state):
 
 - a new game (``StartGame``: ruleset profile, seat order, optionally a mid-game start);
 - per hand: the walls lifted (``LiftDone``: the counts are checked), the dealer's dice roll
@@ -20,6 +21,13 @@ What it follows (riichi profiles; a game of the Hong Kong or Chinese family is h
   the revealed hands (``HandRevealed``) and ura indicators; exhaustive draws (tenpai from the
   revealed hands); abortive draws (nine terminals declared, four riichi, four winds,
   four kans, triple ron);
+- three players (``sanma``): three seats (winds E/S/W, the deal passing among three, rounds
+  E1-E3, S1-S3), three walls and the sanma break, no chi (a chi shown is named), a north set
+  aside (``Meld`` "nuki") with its replacement tile from the dead wall (kita dora in the
+  result, may be robbed), no four-riichi or four-winds abort, payments and settlement for
+  three; an event naming seat 3 is named and changes nothing. The result shown is the replay's
+  (its empty fourth seat included, as ``tablectl replay`` prints it); the seats and the score
+  sheet have three entries;
 - every result is computed by the rules engine's replay (:func:`controller.rules.replay.replay_hand`)
   over the hand as the table saw it, shown (``Show("result")``), and applied when confirmed
   (``ConfirmResult`` or the dealer's ``ok`` button); then the next hand or the game's end
@@ -83,6 +91,13 @@ def step(state: GameState, event: ev.Event, now: float) -> tuple[GameState, list
         return state, []
     s = state.clone()
     cmds: list[ev.Command] = []
+    seat_no = getattr(event, "seat", None)
+    if len(s.seats) == 3 and isinstance(seat_no, int) and not 0 <= seat_no < 3 and not isinstance(event, ev.StartGame):
+        # three-player riichi: there is no seat 3 (a misreading, or a fourth player's button)
+        alert(s, cmds, "inconsistent", None, None,
+              f"{type(event).__name__} names seat {seat_no}, but this three-player table has seats 0-2",
+              now=now, key=("no_seat", type(event).__name__, seat_no))
+        return s, cmds
     handler(s, event, now, cmds)
     return s, cmds
 
@@ -93,17 +108,30 @@ def _on_start(s: GameState, e: ev.StartGame, now: float, cmds: list) -> None:
     except RuleSetError:
         alert(s, cmds, "inconsistent", None, None, f"unknown ruleset {e.ruleset!r}: game not started", now=now)
         return
-    if rules.family != "riichi" or rules.players != 4:
+    if rules.family != "riichi" or rules.players not in (3, 4):
         alert(s, cmds, "inconsistent", None, None,
-               f"ruleset {e.ruleset!r} is not followed by the tracker yet (four-player riichi, Hong Kong and "
-               "Chinese only)", now=now)
+               f"ruleset {e.ruleset!r} is not followed by the tracker yet (four- and three-player riichi, "
+               "Hong Kong and Chinese only)", now=now)
         return
+    n = rules.players
+    players = tuple(e.players)
+    scores = e.start_scores or (rules.start_points,) * n
+    if n == 3:
+        # three-player riichi: three seats (four names or a tenhou-style score list with an empty
+        # fourth seat are cut to three)
+        players = (players + ("",) * 3)[:3]
+        if len(scores) == 4 and int(scores[3]) == 0:
+            scores = tuple(scores[:3])
+        if len(scores) != 3:
+            alert(s, cmds, "inconsistent", None, None,
+                  f"ruleset {e.ruleset!r} is played by 3 players but {len(scores)} start scores are given: "
+                  "game not started", now=now)
+            return
     reds = e.red_fives
     if reds is None:
-        reds = tuple(r for r, n in zip(T.REDS, rules.red_fives, strict=True) for _ in range(n))
-    fresh = GameState(table=e.table, ruleset=e.ruleset, players=tuple(e.players), red_fives=tuple(reds),
+        reds = tuple(r for r, k in zip(T.REDS, rules.red_fives, strict=True) for _ in range(k))
+    fresh = GameState(table=e.table, ruleset=e.ruleset, players=players, red_fives=tuple(reds),
                       round=e.start_round, honba=e.start_honba, sticks=e.start_sticks)
-    scores = e.start_scores or (rules.start_points,) * 4
     fresh.seats = [SeatState(score=int(x)) for x in scores]
     fresh.first_dealer_method = e.first_dealer
     s.__dict__.update(fresh.__dict__)

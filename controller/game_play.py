@@ -12,6 +12,7 @@ from controller.game_state import GameState, alert, census, count, uncount
 from controller.rules import tiles as T
 from controller.rules import walls as WL
 from controller.rules.melds import Meld as RMeld
+from controller.rules.melds import MeldError
 
 
 def _finish_deal(s: GameState) -> None:
@@ -103,7 +104,7 @@ def draw_tile(s: GameState, seat_no: int, *, rinshan: bool, cmds: list, now: flo
     ws = s.wall
     settle_riichi_deposit(s, cmds, now)
     try:
-        take = ws.draw_replacement("kan") if rinshan else ws.draw()
+        take = ws.draw_replacement(s.replacement_reason) if rinshan else ws.draw()
     except WL.WallError as err:
         alert(s, cmds, "extra_draw", seat_no, None, f"seat {seat_no} cannot draw: {err}", now=now)
         return False
@@ -117,6 +118,7 @@ def draw_tile(s: GameState, seat_no: int, *, rinshan: bool, cmds: list, now: flo
     s.last_kakan = None
     if rinshan:
         s.kan_pending = None
+        s.replacement_reason = "kan"
         if s.flips_now:
             nxt = ws.next_indicator_slot()
             if nxt is not None:
@@ -133,7 +135,7 @@ def settle_riichi_deposit(s: GameState, cmds: list, now: float) -> None:
             seat.score -= s.rules.riichi_cost
             s.sticks += 1
             seat.riichi_index = -1   # deposited
-    if s.phase == "play" and s.rules.abort_four_riichi and all(x.is_riichi for x in s.seats):
+    if s.phase == "play" and s.rules.abort_four_riichi and len(s.seats) == 4 and all(x.is_riichi for x in s.seats):
         s.draw_kind = "four_riichi"
         s.phase = "draw"
         RES.compute_result(s, cmds, now)
@@ -174,7 +176,7 @@ def on_discard(s: GameState, e: ev.Discard, now: float, cmds: list) -> None:
     s.timeline.append(("discard", e.seat, e.tile, e.is_tsumogiri, is_riichi))
     s.last_discard = (e.seat, len(seat.river) - 1)
     s.last_kakan = None
-    s.turn = (e.seat + 1) % 4
+    s.turn = (e.seat + 1) % s.n_seats
     census(s, cmds, now, e.seat, [e.tile])
     if s.flips_owed:
         nxt = s.wall.next_indicator_slot()
@@ -200,13 +202,13 @@ def infer_draw(s: GameState, seat_no: int, cmds: list, now: float) -> None:
 def _check_abortive_after_discard(s: GameState, cmds: list, now: float) -> None:
     rules = s.rules
     discards = [x for x in s.timeline if x[0] == "discard"]
-    if s.is_first_go and len(discards) == 4:
+    if s.is_first_go and len(discards) == 4 and s.n_seats == 4:
         tiles = {T.plain(x[2]) for x in discards}
         if rules.abort_four_winds and len(tiles) == 1 and next(iter(tiles)) in ("1z", "2z", "3z", "4z"):
             s.draw_kind, s.phase = "four_winds", "draw"
             RES.compute_result(s, cmds, now)
             return
-    if len(discards) >= 4:
+    if len(discards) >= s.n_seats:
         s.is_first_go = False
     if rules.abort_four_kans and len(s.kans_by) == 4 and len(set(s.kans_by)) > 1:
         last = s.timeline[-1]
@@ -267,9 +269,20 @@ def on_meld(s: GameState, e: ev.Meld, now: float, cmds: list) -> None:
         return
     if s.phase != "play" or s.wall is None:
         return
+    if e.meld_kind != "nuki":
+        try:
+            GR.rules_meld(_meld_record(e))
+        except MeldError as err:   # no such meld (a chi of honours, a pon of two kinds): nothing changes
+            alert(s, cmds, "inconsistent", e.seat, e.called, f"seat {e.seat} shows a {e.meld_kind} "
+                  f"{''.join(e.tiles)} that cannot be: {err}", now=now, key=("meld", e.seat, e.tiles))
+            return
     if s.deal_left:
         _finish_deal(s)
     seat = s.seats[e.seat]
+    if e.meld_kind == "nuki":
+        if s.n_seats == 3:
+            _on_nuki(s, e, now, cmds)
+        return
     if e.meld_kind in ("chi", "pon", "daiminkan"):
         ld = s.last_discard
         if ld is None or ld[0] == e.seat or (e.source is not None and e.source != ld[0]):
@@ -289,6 +302,9 @@ def on_meld(s: GameState, e: ev.Meld, now: float, cmds: list) -> None:
         if s.wall.live_remaining == 0:
             alert(s, cmds, "last_discard_call", e.seat, called,
                    f"seat {e.seat} calls {called}, the last discard of the hand", now=now)
+        if e.meld_kind == "chi" and s.n_seats == 3:
+            alert(s, cmds, "inconsistent", e.seat, called,
+                  f"seat {e.seat} calls chi on {called}: three-player riichi has no chi", now=now)
         src.river[ld[1]]["taken_by"] = e.seat
         settle_riichi_deposit(s, cmds, now)
         rec = _meld_record(e)
@@ -310,6 +326,7 @@ def on_meld(s: GameState, e: ev.Meld, now: float, cmds: list) -> None:
         seat.has_drawn = False
         if e.meld_kind == "daiminkan":
             s.kan_pending = e.seat
+            s.replacement_reason = "kan"
             s.kans_by.append(e.seat)
             if s.early_replacement:
                 s.early_replacement = False
@@ -361,6 +378,7 @@ def on_meld(s: GameState, e: ev.Meld, now: float, cmds: list) -> None:
             census(s, cmds, now, e.seat, [added])
         seat.has_drawn = False
         s.kan_pending = e.seat
+        s.replacement_reason = "kan"
         s.kans_by.append(e.seat)
         s.is_first_go = False
         nxt = s.wall.next_replacement_slot()
@@ -369,6 +387,41 @@ def on_meld(s: GameState, e: ev.Meld, now: float, cmds: list) -> None:
             draw_tile(s, e.seat, rinshan=True, cmds=cmds, now=now)
         elif nxt is not None:
             cmds.append(ev.WatchSlot(wall=nxt.seat, stack=nxt.stack, purpose="replacement", now=now))
+
+
+def _on_nuki(s: GameState, e: ev.Meld, now: float, cmds: list) -> None:
+    """Three-player riichi: a north set aside (抜きドラ) on the seat's own turn; a replacement tile
+    follows from the dead wall. The north counts as dora in the result (profile ``north``)."""
+    seat = s.seats[e.seat]
+    tile = e.tiles[0] if e.tiles else (e.called or "4z")
+    infer_draw(s, e.seat, cmds, now)
+    if s.rules.north != "nukidora":
+        alert(s, cmds, "inconsistent", e.seat, tile,
+              f"seat {e.seat} sets a north aside but ruleset {s.ruleset!r} keeps norths in the hand "
+              f"(north = {s.rules.north!r})", now=now)
+        return
+    if len(e.tiles) != 1 or T.plain(tile) != "4z":
+        alert(s, cmds, "inconsistent", e.seat, tile,
+              f"seat {e.seat} sets {T.fmt(list(e.tiles)) if e.tiles else tile} aside as a north", now=now)
+        return
+    if e.seat != s.turn or not seat.has_drawn:
+        alert(s, cmds, "out_of_turn", e.seat, tile, f"seat {e.seat} sets a north aside out of its turn", now=now)
+        return
+    seat.norths.append(tile)
+    seat.n_concealed -= 1
+    seat.has_drawn = False
+    s.timeline.append(("nuki", e.seat, tile))
+    s.last_kakan = (e.seat, tile)   # a north set aside may be robbed (a plain ron on it)
+    s.is_first_go = False
+    s.kan_pending = e.seat
+    s.replacement_reason = "north"
+    census(s, cmds, now, e.seat, [tile])
+    nxt = s.wall.next_replacement_slot()
+    if s.early_replacement:
+        s.early_replacement = False
+        draw_tile(s, e.seat, rinshan=True, cmds=cmds, now=now)
+    elif nxt is not None:
+        cmds.append(ev.WatchSlot(wall=nxt.seat, stack=nxt.stack, purpose="replacement", now=now))
 
 
 def _owe_kan_indicator(s: GameState) -> None:

@@ -67,10 +67,11 @@ def log_hand(s: GameState, kind: str) -> TH.LogHand:
     """The hand as the table saw it, in the replay's form (unseen tiles rebuilt consistently)."""
     outcome, rkind = _OUTCOME[kind]
     timeline = s.timeline
+    n = s.n_seats
     # per seat: references to unseen tiles; ("h", seat, i) haipai, ("d", k) the draw at timeline k
-    held: list[list[tuple]] = [[("h", seat, i) for i in range(13)] for seat in range(4)]
+    held: list[list[tuple]] = [[("h", seat, i) for i in range(13)] for seat in range(n)]
     value: dict[tuple, str] = {}
-    last_draw: list[tuple | None] = [None] * 4
+    last_draw: list[tuple | None] = [None] * n
 
     def give(seat: int, tile: str, prefer: tuple | None = None) -> None:
         refs = held[seat]
@@ -98,6 +99,8 @@ def log_hand(s: GameState, kind: str) -> TH.LogHand:
             for t in rest:
                 give(seat, t)
             last_draw[seat] = None
+        elif op == "nuki":
+            give(seat, item[2])
         elif op == "kan":
             m = item[2]
             if m.kind == "ankan":
@@ -106,7 +109,7 @@ def log_hand(s: GameState, kind: str) -> TH.LogHand:
             else:
                 give(seat, item[3])
     # what is left: the revealed tiles, or unseen tiles that do not wait
-    for seat in range(4):
+    for seat in range(n):
         st = s.seats[seat]
         refs = held[seat]
         if st.revealed is not None:
@@ -127,7 +130,7 @@ def log_hand(s: GameState, kind: str) -> TH.LogHand:
     pool.subtract(Counter(value.values()))
     pool.subtract(Counter(s.indicators))
     pool.subtract(Counter(u for u in s.ura if u))
-    for seat in range(4):
+    for seat in range(n):
         st = s.seats[seat]
         refs = [r for r in held[seat] if r not in value]
         if not refs:
@@ -137,7 +140,7 @@ def log_hand(s: GameState, kind: str) -> TH.LogHand:
         for r, t in zip(refs, filler, strict=True):
             value[r] = t
             pool[t] -= 1
-    haipai = [[value[("h", seat, i)] for i in range(13)] for seat in range(4)]
+    haipai = [[value[("h", seat, i)] for i in range(13)] for seat in range(n)]
     events: list[Any] = []
     for k, item in enumerate(timeline):
         op, seat = item[0], item[1]
@@ -147,6 +150,8 @@ def log_hand(s: GameState, kind: str) -> TH.LogHand:
             events.append(TH.Discard(seat, item[2], item[3], item[4]))
         elif op == "call":
             events.append(TH.Call(seat, item[2]))
+        elif op == "nuki":
+            events.append(TH.Nuki(seat, item[2]))
         else:
             events.append(TH.Kan(seat, item[2], item[3]))
     wins = tuple(TH.WinRecord(w, src, w, (), ()) for w, src in s.winners) if kind in ("win", "triple_ron") else ()
@@ -154,8 +159,9 @@ def log_hand(s: GameState, kind: str) -> TH.LogHand:
     if kind == "triple_ron":
         result = TH.Result(_RESULT_NAMES[kind], "abortive_draw", "triple_ron", (), ())
     ura = [u for u in s.ura if u][:len(s.indicators)]
+    # three players: the tracker numbers rounds 3 to a wind (E1..E3 = 0..2, S1 = 3), as the game flow does
     return TH.LogHand(s.hand_index, s.round, s.honba, s.hand_start_sticks, tuple(s.hand_start_scores),
-                      list(s.indicators) or ["1z"], ura, haipai, events, result)
+                      list(s.indicators) or ["1z"], ura, haipai, events, result, players=n, rounds_per_wind=n)
 
 
 def census_of(s: GameState) -> dict[str, int]:

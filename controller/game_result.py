@@ -47,7 +47,7 @@ def declare_ron(s: GameState, seat_no: int, cmds: list, now: float) -> None:
         return
     _settle_undo_riichi_for_ron(s, src)
     s.winners.append((seat_no, src))
-    s.winners.sort(key=lambda w: (w[0] - src) % 4)
+    s.winners.sort(key=lambda w: (w[0] - src) % s.n_seats)
     s.phase = "win"
     s.draw_kind = None
     s.result = None
@@ -254,8 +254,9 @@ def confirm(s: GameState, cmds: list, now: float) -> None:
     out = s.result
     assert out is not None
     rules = s.rules
-    deltas = list(out["deltas"])
-    after = list(out["scores_after"])
+    n = s.n_seats   # a three-player result has the replay's empty fourth seat: cut it off
+    deltas = list(out["deltas"])[:n]
+    after = list(out["scores_after"])[:n]
     before = tuple(a - d for a, d in zip(after, deltas, strict=True))
     if out["outcome"] == "win":
         sticks = s.hand_start_sticks
@@ -285,7 +286,8 @@ def confirm(s: GameState, cmds: list, now: float) -> None:
 
 def _sheet_row(s: GameState, outcome: str, deltas: list[int]) -> None:
     """One line of the score sheet: the hand that ended, how, and every seat's score after it."""
-    s.history.append({"hand": s.hand_index, "round": FL.round_name(s.round), "honba": s.honba, "outcome": outcome,
+    s.history.append({"hand": s.hand_index, "round": FL.round_name(s.round, s.n_seats), "honba": s.honba,
+                      "outcome": outcome,
                       "deltas": list(deltas), "scores": [x.score for x in s.seats]})
 
 

@@ -37,7 +37,7 @@ def seating_next(s: Any) -> tuple[int, int] | int:
         raise _NeedRoll(chair, n_dice)
 
     try:
-        return SEAT.first_dealer(s.first_dealer_method, 4, roll=roll).wind
+        return SEAT.first_dealer(s.first_dealer_method, len(s.seats) or 4, roll=roll).wind
     except _NeedRoll as need:
         return need.chair, need.n_dice
 
@@ -51,8 +51,9 @@ def seating_step(s: Any, cmds: list, now: float, begin_hand: Callable[[Any, list
         return
     f = nxt
     s.first_dealer_chair = f
-    s.players = tuple(s.players[(f + i) % 4] for i in range(4))
-    s.seats = [s.seats[(f + i) % 4] for i in range(4)]
+    n = len(s.seats) or 4
+    s.players = tuple(s.players[(f + i) % n] for i in range(n))
+    s.seats = [s.seats[(f + i) % n] for i in range(n)]
     cmds.append(ev.Show(what="seating", data={"first_dealer_chair": f, "players": list(s.players),
                                               "rolls": [[c, list(d)] for c, d in s.seating_rolls]}, now=now))
     begin_hand(s, cmds, now)

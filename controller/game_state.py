@@ -39,6 +39,7 @@ class SeatState:
     revealed: tuple[str, ...] | None = None
     win_tile: str | None = None
     discards_made: int = 0
+    norths: list[str] = field(default_factory=list)   # three-player: norths set aside (nuki)
     # the alerts its revealed hand raised, as (keys, records) per reading: withdrawn if it is read again
     reveal_alerts: tuple[tuple[frozenset, tuple[dict, ...]], ...] = ()
 
@@ -46,6 +47,7 @@ class SeatState:
         new = copy.copy(self)
         new.river = [dict(r) for r in self.river]
         new.melds = [dict(m) for m in self.melds]
+        new.norths = list(self.norths)
         return new
 
 
@@ -75,7 +77,8 @@ class GameState:
     lift_total: int = 0
     is_dealt: bool = False
     turn: int = 0
-    kan_pending: int | None = None              # seat owed a replacement draw
+    kan_pending: int | None = None              # seat owed a replacement draw (after a kan or a north)
+    replacement_reason: str = "kan"             # what the owed replacement draw is for: "kan" or "north"
     early_replacement: bool = False             # a replacement tile seen taken before its kan
     nine_terminals_seat: int | None = None
     flips_owed: int = 0                         # kan indicators due at the next discard
@@ -118,8 +121,13 @@ class GameState:
         return new
 
     @property
+    def n_seats(self) -> int:
+        """Seats at the table: 4, or 3 in three-player riichi (4 before any game)."""
+        return len(self.seats) or 4
+
+    @property
     def dealer(self) -> int:
-        return self.round % 4
+        return self.round % self.n_seats
 
     @property
     def rules(self) -> RuleSet:
@@ -173,6 +181,7 @@ def begin_hand(s: GameState, cmds: list, now: float) -> None:
     s.rolls, s.deal_left, s.accounted, s.unreported = [], [], set(), set()
     s.wall, s.lift_total, s.turn, s.is_dealt = None, 0, s.dealer, False
     s.kan_pending, s.flips_owed, s.flips_now, s.early_replacement = None, 0, 0, False
+    s.replacement_reason = "kan"
     s.nine_terminals_seat = None
     s.indicators, s.ura, s.last_discard, s.last_kakan = [], [], None, None
     s.timeline, s.is_first_go, s.kans_by, s.winners = [], True, [], []

@@ -18,12 +18,13 @@ def public_state(state: GameState) -> dict:
     s = state
     seats = []
     for i, seat in enumerate(s.seats):
-        wind = WINDS[(i - s.dealer) % 4]
+        wind = WINDS[(i - s.dealer) % s.n_seats]
         seats.append({"wind": wind, "score": seat.score, "riichi": seat.is_riichi,
                       "name": s.players[i] if i < len(s.players) else "",
                       "is_dealer": i == s.dealer,
                       "river": [r["tile"] for r in seat.river if r["taken_by"] is None],
-                      "melds": [{"kind": m["kind"], "tiles": list(m["tiles"])} for m in seat.melds],
+                      "melds": [{"kind": m["kind"], "tiles": list(m["tiles"])} for m in seat.melds]
+                      + [{"kind": "nuki", "tiles": [t]} for t in seat.norths],
                       "tenpai": _tenpai_of(s, i)})
     ended_hands = s.hand_index if s.phase not in ("result", "ended") else s.hand_index + 1
     alerts = [{k: a[k] for k in ("rule", "hand_index", "seat", "tile", "message", "suggest", "now")}
@@ -31,7 +32,7 @@ def public_state(state: GameState) -> dict:
     return {
         "table": s.table,
         "ruleset": s.ruleset,
-        "round": round_name(s.round),
+        "round": round_name(s.round, s.n_seats),
         "honba": s.honba,
         "riichi_sticks": s.sticks,
         "hand_index": s.hand_index,
@@ -41,7 +42,7 @@ def public_state(state: GameState) -> dict:
         "phase": s.phase,
         "seats": seats,
         "dora_indicators": list(s.indicators),
-        "dora": [dora_of(t) for t in s.indicators],
+        "dora": [dora_of(t, is_sanma=s.n_seats == 3) for t in s.indicators],
         "live_wall": s.live_wall,
         "dice": [list(r) for r in s.rolls],
         "last_result": s.last_result,

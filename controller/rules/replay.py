@@ -55,6 +55,8 @@ def rules_for_log(game: LogGame, name: str | None = None) -> RuleSet:
             changes["red_fives"] = (0, 0, 0)
     if game.players == 3:
         changes["has_tsumo_loss"] = True  # Tenhou's sanma: a tsumo is paid by the two others only
+        # Tenhou's sanma table: a 14-tile dead wall, refilled after each kan and north
+        changes["procedures"] = dataclasses.replace(rules.procedures, refill_after=("kan", "north"))
         changes["uma"] = (20, 0, -20)
     return dataclasses.replace(rules, **changes) if changes else rules
 
@@ -93,6 +95,13 @@ def replay_hand(h: LogHand, rules: RuleSet, source: str = "<log>", scores: Seque
     n = h.players
     seats = [_Seat(hp) for hp in h.haipai]
     live_total = (136 - 14 - 52) if n == 4 else (108 - 14 - 39)
+    counts_replacements = True
+    proc = rules.procedures
+    if n == 3 and proc is not None and proc.walls == 3 and not proc.refill_after:
+        # a dead wall that is never refilled (seed 002 sanma: 9 stacks): replacement draws do not
+        # shorten the live wall, which the deal leaves at 108 - 18 - 39 = 51 tiles
+        live_total = proc.n_tiles - 2 * proc.dead_wall_stacks - 13 * n
+        counts_replacements = False
     draws_total = 0
     clean_first_turn = True  # no call yet (double riichi, tenhou/chiihou, nine terminals)
     last = None
@@ -108,7 +117,8 @@ def replay_hand(h: LogHand, rules: RuleSet, source: str = "<log>", scores: Seque
             st = seats[ev.seat]
             st.hand.append(ev.tile)
             st.drawn_any = True
-            draws_total += 1
+            if counts_replacements or not ev.is_rinshan:
+                draws_total += 1
         elif isinstance(ev, Discard):
             st = seats[ev.seat]
             try:

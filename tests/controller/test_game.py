@@ -150,8 +150,8 @@ def test_events_before_a_game_change_nothing():
 def test_unknown_or_unfollowed_ruleset_is_refused_with_an_alert():
     s, cmds = G.step(G.new_state(), ev.StartGame(ruleset="nope"), 0.0)
     assert s.phase == "idle" and cmds[0].alert.rule == "inconsistent" and "nope" in cmds[0].alert.message
-    s, cmds = G.step(G.new_state(), ev.StartGame(ruleset="sanma"), 0.0)
-    assert s.phase == "idle" and "is not followed by the tracker yet" in cmds[0].alert.message
+    s, cmds = G.step(G.new_state(), ev.StartGame(ruleset="sanma"), 0.0)   # followed since three-player riichi
+    assert s.phase == "walls" and len(s.seats) == 3 and cmds == [ev.Shuffle(now=0.0), ev.Lift(now=0.0)]
 
 
 def test_riichi_stick_and_marker_after_called_riichi_tile():
@@ -509,3 +509,17 @@ def test_tsumo_tile_set_apart_at_the_right_end_of_a_sorted_row():
             results.append(s.last_result)
     assert results == replay_game(game) and s.alerts == []
     assert not any(c["what"] == "win_tile" for c in s.corrections)
+
+
+def test_a_meld_that_cannot_be_is_named_and_changes_nothing():
+    """A chi of honours (a misread, or a bad event): an alert naming seat and tile, the state as it was."""
+    events = S.events_of(S.build_script(load(SAMPLES[0])))
+    k = next(i for i, e in enumerate(events) if isinstance(e, ev.Discard))
+    s, _ = play(events[:k + 1])
+    d = events[k]
+    bad = ev.Meld(seat=(d.seat + 1) % 4, meld_kind="chi", tiles=("1z", "2z", "3z"), called="1z", source=d.seat)
+    s2, cmds = G.step(s, bad, 1.0)
+    assert [(c.alert.rule, c.alert.seat, c.alert.tile) for c in cmds] == [("inconsistent", (d.seat + 1) % 4, "1z")]
+    assert "cannot be" in cmds[0].alert.message
+    assert [x.melds for x in s2.seats] == [x.melds for x in s.seats] and s2.timeline == s.timeline
+    assert s2.seats[d.seat].river == s.seats[d.seat].river

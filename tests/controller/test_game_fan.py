@@ -547,7 +547,7 @@ def test_a_riichi_game_after_a_fan_game_goes_back_to_the_riichi_tracker():
     assert isinstance(s, FAN.FanState) and s.rules.procedures.tile_set == "144"
 
 
-@pytest.mark.parametrize("ruleset", ["sanma", "nope"])
+@pytest.mark.parametrize("ruleset", ["nope"])
 def test_profiles_not_followed_are_still_refused(ruleset):
     s, cmds = start(ruleset)
     assert s.phase == "idle" and cmds[0].alert.rule == "inconsistent"
@@ -673,5 +673,5 @@ def test_hk_wrong_size_hand_revealed_is_refused_and_public():
 def test_a_refused_start_keeps_the_fan_game():
     s, _ = start("hk")
     s, _ = play(hk_hand().events, s)
-    s2, cmds = play([ev.StartGame(ruleset="sanma", now=900.0)], s)
+    s2, cmds = play([ev.StartGame(ruleset="nope", now=900.0)], s)
     assert s2 is s and cmds[0].alert.rule == "inconsistent"
