@@ -154,3 +154,34 @@ def test_display_shows_a_hong_kong_hand_in_fan_with_its_flowers(tmp_path, page, 
         page.screenshot(path=str(artifacts_dir / "panel-hk-hand.png"), full_page=True)
     finally:
         assert daemon.stop() == 0
+
+
+def test_display_shows_a_three_player_hand_with_three_seats(tmp_path, page, artifacts_dir):
+    """A three-player (sanma) hand up to its result: three seats with their scores, the fourth
+    place empty, the north set aside among the melds."""
+    from tests.controller.test_game_sanma import riichi_pon_nuki_tsumo
+    table = riichi_pon_nuki_tsumo()
+    start = ev.StartGame(ruleset="sanma", players=("A", "B", "C"), now=0.0)
+    feed = tmp_path / "sanma.jsonl"
+    write_feed(feed, [(0.0, e) for e in [start, *table.events]])
+    cfg = write_config(tmp_path / "t.toml", data=tmp_path / "data", port=free_port(), token=TOKEN, feed=str(feed),
+                       speed=0.0)
+    daemon = DaemonProc(cfg)
+    url = daemon.wait_ready()
+    try:
+        page.goto(url)
+        page.wait_for_function("window.__jantaku.state && window.__jantaku.state.pending_result", timeout=60_000)
+        state = httpx.get(f"{url}api/state", timeout=30).json()
+        page.wait_for_timeout(200)
+        assert len(state["seats"]) == 3
+        for seat in range(3):
+            assert int(page.text_content(f"#score-{seat}").replace(",", "")) == state["seats"][seat]["score"]
+        assert page.query_selector("#score-3") is None and page.is_hidden('.seat[data-seat="3"]')
+        melds = page.eval_on_selector_all('.seat[data-seat="2"] .melds img', "els => els.map(e => e.alt)")
+        assert "4z" in melds
+        result = page.text_content("#result")
+        assert "Win" in result and "seat 4" not in result
+        assert len(page.query_selector_all("#payments td")) == 3
+        page.screenshot(path=str(artifacts_dir / "panel-sanma-hand.png"), full_page=True)
+    finally:
+        assert daemon.stop() == 0

@@ -77,6 +77,12 @@ const JantakuPanel = (() => {
 
   function renderSeats(state) {
     const players = state.players || [];
+    const n = (state.seats || []).length;
+    document.querySelectorAll(".seat").forEach((box) => {      // a three-player game leaves one place empty
+      const empty = Number(box.dataset.seat) >= n;
+      box.hidden = empty;
+      if (empty) box.replaceChildren();
+    });
     const shown = state.pending_result || state.last_result;
     const tenpai = (shown && shown.tenpai) || null;
     const showTenpai = shown && shown.outcome === "exhaustive_draw" && tenpai;
@@ -130,7 +136,8 @@ const JantakuPanel = (() => {
     }
     if (r.deltas) {
       const row = el("tr");
-      r.deltas.forEach((d, i) => row.append(
+      // a three-player result keeps the rules engine's empty fourth place: only the seats played
+      r.deltas.slice(0, (state.seats || r.deltas).length).forEach((d, i) => row.append(
         el("td", { class: d > 0 ? "delta-plus" : d < 0 ? "delta-minus" : "" }, `${who(i)} ${d > 0 ? "+" : ""}${d}`)));
       parts.push(el("table", { id: "payments" }, row));
     }
