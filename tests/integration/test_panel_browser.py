@@ -3,6 +3,8 @@ reconnects after the daemon restarts. A screenshot is kept under artifacts/."""
 
 from __future__ import annotations
 
+import contextlib
+
 import httpx
 import pytest
 
@@ -12,6 +14,26 @@ from tests.integration.daemonproc import DaemonProc, free_port, write_config
 
 pytestmark = pytest.mark.browser
 TOKEN = "browser-test-token"
+
+
+@contextlib.contextmanager
+def showing_a_result(tmp_path, page, events: list[ev.Event]):
+    """The daemon fed ``events`` (a hand up to its result, before anyone presses ok), the display
+    open in ``page`` once the result to confirm shows; yields the served state."""
+    feed = tmp_path / "hand.jsonl"
+    write_feed(feed, [(0.0, e) for e in events])
+    cfg = write_config(tmp_path / "t.toml", data=tmp_path / "data", port=free_port(), token=TOKEN, feed=str(feed),
+                       speed=0.0)
+    daemon = DaemonProc(cfg)
+    url = daemon.wait_ready()
+    try:
+        page.goto(url)
+        page.wait_for_function("window.__jantaku.state && window.__jantaku.state.pending_result", timeout=60_000)
+        state = httpx.get(f"{url}api/state", timeout=30).json()
+        page.wait_for_timeout(200)
+        yield state
+    finally:
+        assert daemon.stop() == 0
 
 
 def feed_items(extra: list[ev.Event]) -> list[tuple[float, ev.Event]]:
@@ -98,17 +120,7 @@ def test_display_shows_a_hand_of_a_recorded_game(tmp_path, page, artifacts_dir):
     events = sim_script.events_of(script)
     # the first hand up to its result, shown for confirmation (before anyone presses ok)
     cut = next(i for i, e in enumerate(events) if isinstance(e, ev.Button) and e.action == "ok")
-    feed = tmp_path / "game.jsonl"
-    write_feed(feed, [(0.0, e) for e in events[:cut]])
-    cfg = write_config(tmp_path / "t.toml", data=tmp_path / "data", port=free_port(), token=TOKEN, feed=str(feed),
-                       speed=0.0)
-    daemon = DaemonProc(cfg)
-    url = daemon.wait_ready()
-    try:
-        page.goto(url)
-        page.wait_for_function("window.__jantaku.state && window.__jantaku.state.pending_result", timeout=60_000)
-        state = httpx.get(f"{url}api/state", timeout=30).json()
-        page.wait_for_timeout(200)
+    with showing_a_result(tmp_path, page, events[:cut]) as state:
         # dora indicators and dora as tile pictures, the rivers, the result with yaku, han and points
         shown = page.eval_on_selector_all("#dora-indicators img", "els => els.map(e => e.alt)")
         assert shown and shown == state["dora_indicators"]
@@ -122,8 +134,6 @@ def test_display_shows_a_hand_of_a_recorded_game(tmp_path, page, artifacts_dir):
         assert "to confirm" in result and f"{win['han']} han" in result and f"{win['points']} points" in result
         assert all(name in result for name, _han in win["yaku"])
         page.screenshot(path=str(artifacts_dir / "panel-recorded-hand.png"), full_page=True)
-    finally:
-        assert daemon.stop() == 0
 
 
 def test_display_shows_a_hong_kong_hand_in_fan_with_its_flowers(tmp_path, page, artifacts_dir):
@@ -132,17 +142,7 @@ def test_display_shows_a_hong_kong_hand_in_fan_with_its_flowers(tmp_path, page, 
     from tests.controller.test_game_fan import hk_hand
     table = hk_hand()
     start = ev.StartGame(ruleset="hk", players=("A", "B", "C", "D"), now=0.0)
-    feed = tmp_path / "hk.jsonl"
-    write_feed(feed, [(0.0, e) for e in [start, *table.events]])
-    cfg = write_config(tmp_path / "t.toml", data=tmp_path / "data", port=free_port(), token=TOKEN, feed=str(feed),
-                       speed=0.0)
-    daemon = DaemonProc(cfg)
-    url = daemon.wait_ready()
-    try:
-        page.goto(url)
-        page.wait_for_function("window.__jantaku.state && window.__jantaku.state.pending_result", timeout=60_000)
-        state = httpx.get(f"{url}api/state", timeout=30).json()
-        page.wait_for_timeout(200)
+    with showing_a_result(tmp_path, page, [start, *table.events]) as state:
         win = state["pending_result"]["wins"][0]
         result = page.text_content("#result")
         assert f"{win['fan']} fan" in result and f"{win['points']} points" in result and " han " not in result
@@ -152,8 +152,6 @@ def test_display_shows_a_hong_kong_hand_in_fan_with_its_flowers(tmp_path, page, 
         assert any(seat["flowers"] for seat in state["seats"])
         assert page.evaluate("[...document.querySelectorAll('.flowers img')].every(i => i.naturalWidth > 0)")
         page.screenshot(path=str(artifacts_dir / "panel-hk-hand.png"), full_page=True)
-    finally:
-        assert daemon.stop() == 0
 
 
 def test_display_shows_a_three_player_hand_with_three_seats(tmp_path, page, artifacts_dir):
@@ -162,17 +160,7 @@ def test_display_shows_a_three_player_hand_with_three_seats(tmp_path, page, arti
     from tests.controller.test_game_sanma import riichi_pon_nuki_tsumo
     table = riichi_pon_nuki_tsumo()
     start = ev.StartGame(ruleset="sanma", players=("A", "B", "C"), now=0.0)
-    feed = tmp_path / "sanma.jsonl"
-    write_feed(feed, [(0.0, e) for e in [start, *table.events]])
-    cfg = write_config(tmp_path / "t.toml", data=tmp_path / "data", port=free_port(), token=TOKEN, feed=str(feed),
-                       speed=0.0)
-    daemon = DaemonProc(cfg)
-    url = daemon.wait_ready()
-    try:
-        page.goto(url)
-        page.wait_for_function("window.__jantaku.state && window.__jantaku.state.pending_result", timeout=60_000)
-        state = httpx.get(f"{url}api/state", timeout=30).json()
-        page.wait_for_timeout(200)
+    with showing_a_result(tmp_path, page, [start, *table.events]) as state:
         assert len(state["seats"]) == 3
         for seat in range(3):
             assert int(page.text_content(f"#score-{seat}").replace(",", "")) == state["seats"][seat]["score"]
@@ -183,5 +171,3 @@ def test_display_shows_a_three_player_hand_with_three_seats(tmp_path, page, arti
         assert "Win" in result and "seat 4" not in result
         assert len(page.query_selector_all("#payments td")) == 3
         page.screenshot(path=str(artifacts_dir / "panel-sanma-hand.png"), full_page=True)
-    finally:
-        assert daemon.stop() == 0
