@@ -124,6 +124,11 @@ class SimMcuProcess:
             with self._life:
                 if self._stopping.is_set() or self.proc.poll() is None:
                     continue
+                if self.proc.returncode == 0:
+                    # it ended on its own, cleanly: asked to (SIGTERM, e.g. systemd stopping the whole
+                    # service), or its parent went away. Not a crash: it is not started again
+                    log.info("sim-mcu: pid %d ended cleanly; not starting it again", self.proc.pid)
+                    return
                 now = time.monotonic()
                 self._respawns = [t for t in self._respawns if now - t < 60.0]
                 if len(self._respawns) >= RESPAWN_MAX:

@@ -145,3 +145,14 @@ def test_control_from_many_threads_at_once_gets_each_its_own_answer(sim_mcu_fact
     for t in threads:
         t.join(60)
     assert wrong == [] and sim.is_alive and sim.restarts == 0
+
+
+def test_a_simulator_asked_to_end_is_not_started_again(sim_mcu):
+    """SIGTERM (systemd stopping the whole service, Ctrl-C in the terminal) ends it cleanly: that is
+    no crash, and the watchdog leaves it ended."""
+    first = sim_mcu.proc.pid
+    os.kill(first, signal.SIGTERM)
+    assert _wait(lambda: sim_mcu.proc.poll() is not None, 10.0)
+    assert sim_mcu.proc.returncode == 0
+    time.sleep(1.0)                                   # four watchdog rounds
+    assert sim_mcu.proc.pid == first and sim_mcu.restarts == 0 and not sim_mcu.is_alive
