@@ -150,6 +150,7 @@ def test_display_shows_a_hong_kong_hand_in_fan_with_its_flowers(tmp_path, page, 
             ".seat", "els => els.map(e => [Number(e.dataset.seat), [...e.querySelectorAll('.flowers img')].map(i => i.alt)])")
         assert sorted(flowers) == [[i, seat["flowers"]] for i, seat in enumerate(state["seats"])]
         assert any(seat["flowers"] for seat in state["seats"])
+        assert state["dora_indicators"] == [] and page.is_hidden(".centre .dora")     # no dora in these rules
         assert page.evaluate("[...document.querySelectorAll('.flowers img')].every(i => i.naturalWidth > 0)")
         page.screenshot(path=str(artifacts_dir / "panel-hk-hand.png"), full_page=True)
 

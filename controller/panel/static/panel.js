@@ -183,6 +183,8 @@ const JantakuPanel = (() => {
     document.getElementById("hand-index").textContent = Number(state.hand_index) + 1;
     setTiles(document.getElementById("dora-indicators"), state.dora_indicators);
     setTiles(document.getElementById("dora"), state.dora);
+    // no indicator turned yet, or none in these rules (Hong Kong, Chinese): no empty labels
+    document.querySelector(".centre .dora").hidden = !(state.dora_indicators || []).length;
     const finished = document.getElementById("finished");
     finished.hidden = !state.finished;
     if (state.finished) {
