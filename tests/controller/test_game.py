@@ -186,7 +186,10 @@ def test_void_hand_restores_scores_and_keeps_dealer_and_honba():
                                                "scores": list(s.hand_start_scores)}
 
 
-def test_staff_correction_of_a_misread_revealed_hand():
+def misread_first_reveal():
+    """The first sample's first revealed hand with one tile (not the winning one) misread as an
+    honour: (the recorded result, the events, the true reveal, the misread tiles, the state just
+    before OK with the misread hand in it, the index of the OK press)."""
     game = load(SAMPLES[0])
     want = replay_game(game)[0]
     events = S.events_of(S.build_script(game))
@@ -197,7 +200,12 @@ def test_staff_correction_of_a_misread_revealed_hand():
     wrong_tiles[idx] = "7z" if wrong_tiles[idx] != "7z" else "6z"
     bad = ev.HandRevealed(seat=true.seat, tiles=tuple(wrong_tiles), win_tile=true.win_tile, now=true.now)
     end = next(i for i in range(k, len(events)) if isinstance(events[i], ev.Button) and events[i].action == "ok")
-    s, _ = play(events[:k] + [bad] + events[k + 1:end])
+    misread, _ = play(events[:k] + [bad] + events[k + 1:end])
+    return want, events, true, wrong_tiles, misread, end
+
+
+def test_staff_correction_of_a_misread_revealed_hand():
+    want, _events, true, _wrong, s, _end = misread_first_reveal()
     assert s.result is None or s.result != want      # the misread hand does not give the recorded result
     s, cmds = G.step(s, ev.Correction(what="hand", reason="camera misread",
                                       data={"seat": true.seat, "tiles": list(true.tiles), "win_tile": true.win_tile}),
@@ -210,17 +218,7 @@ def test_staff_correction_of_a_misread_revealed_hand():
 def test_a_revealed_hand_read_again_replaces_the_misreading():
     """The camera reports a revealed hand again when later looks outvote a tile: the new reading
     replaces the old one (result and census alike), with the re-reading on record."""
-    game = load(SAMPLES[0])
-    want = replay_game(game)[0]
-    events = S.events_of(S.build_script(game))
-    k = next(i for i, e in enumerate(events) if isinstance(e, ev.HandRevealed))
-    true = events[k]
-    wrong_tiles = list(true.tiles)
-    idx = next(i for i, t in enumerate(wrong_tiles) if t != true.win_tile)
-    wrong_tiles[idx] = "7z" if wrong_tiles[idx] != "7z" else "6z"
-    bad = ev.HandRevealed(seat=true.seat, tiles=tuple(wrong_tiles), win_tile=true.win_tile, now=true.now)
-    end = next(i for i in range(k, len(events)) if isinstance(events[i], ev.Button) and events[i].action == "ok")
-    misread, _ = play(events[:k] + [bad] + events[k + 1:end])
+    want, events, true, wrong_tiles, misread, end = misread_first_reveal()
     assert misread.result is None and misread.result_error.startswith("the hand cannot be scored")
     assert not any(a["rule"] == "inconsistent" for a in misread.alerts)     # not yet: the camera looks on
     pressed, cmds = G.step(misread, events[end], events[end].now)          # OK pressed on a hand that does not score
