@@ -134,30 +134,11 @@ def _on_start(s: GameState, e: ev.StartGame, now: float, cmds: list) -> None:
                       round=e.start_round, honba=e.start_honba, sticks=e.start_sticks)
     fresh.seats = [SeatState(score=int(x)) for x in scores]
     fresh.first_dealer_method = e.first_dealer
-    s.__dict__.update(fresh.__dict__)
-    if e.first_dealer in ("seated", "east"):
-        begin_hand(s, cmds, now)
-        return
-    s.phase = "seating"
-    SEATING.seating_step(s, cmds, now, begin_hand)
+    SEATING.start(s, fresh, cmds, now, begin_hand)
 
 
 def _on_button(s: GameState, e: ev.Button | ev.StaffDeclare, now: float, cmds: list) -> None:
-    if e.action == "dice":
-        SEATING.on_dice_button(s, e.seat, now, cmds)
-        return
-    if e.action == "ok":
-        if s.phase == "result" and s.result is not None:
-            RES.confirm(s, cmds, now)
-        elif s.phase in ("win", "draw", "result"):
-            RES.unscorable_at_ok(s, cmds, now)
-        return
-    if e.action == "tsumo":
-        RES.declare_tsumo(s, e.seat, cmds, now)
-    elif e.action == "ron":
-        RES.declare_ron(s, e.seat, cmds, now)
-    elif e.action == "draw":
-        RES.declare_nine_terminals(s, e.seat, cmds, now)
+    SEATING.on_button(s, e, now, cmds, RES)
 
 
 def _on_dice(s: GameState, e: ev.DiceResult, now: float, cmds: list) -> None:

@@ -94,29 +94,11 @@ def _on_start(s: FanState, e: ev.StartGame, now: float, cmds: list) -> None:
     scores = e.start_scores or (rules.start_points,) * 4
     fresh.seats = [FanSeat(score=int(x)) for x in scores]
     fresh.first_dealer_method = e.first_dealer
-    s.__dict__.update(fresh.__dict__)
-    if e.first_dealer in ("seated", "east"):
-        begin_hand(s, cmds, now)
-        return
-    s.phase = "seating"
-    SEATING.seating_step(s, cmds, now, begin_hand)
+    SEATING.start(s, fresh, cmds, now, begin_hand)
 
 
 def _on_button(s: FanState, e: ev.Button | ev.StaffDeclare, now: float, cmds: list) -> None:
-    if e.action == "dice":
-        SEATING.on_dice_button(s, e.seat, now, cmds)
-        return
-    if e.action == "ok":
-        if s.phase == "result" and s.result is not None:
-            RES.confirm(s, cmds, now)
-        elif s.phase in ("win", "draw", "result"):
-            RES.unscorable_at_ok(s, cmds, now)
-        return
-    if e.action == "tsumo":
-        RES.declare_tsumo(s, e.seat, cmds, now)
-    elif e.action == "ron":
-        RES.declare_ron(s, e.seat, cmds, now)
-    # "draw" (nine terminals) and "riichi" have no meaning in these rules
+    SEATING.on_button(s, e, now, cmds, RES)
 
 
 def _on_dice(s: FanState, e: ev.DiceResult, now: float, cmds: list) -> None:

@@ -1,7 +1,7 @@
 """What every tracker (riichi: :mod:`controller.game`; Hong Kong / Chinese:
-:mod:`controller.game_fan`) does alike before play: the first dealer rolled for at the table,
-the walls lifted (their counts checked against the profile), the dealer's dice and the break
-(the walls planned), the set built again.
+:mod:`controller.game_fan`) does alike: the game seated (the first dealer rolled for at the
+table), the walls lifted (their counts checked against the profile), the dealer's dice and the
+break (the walls planned), the seat buttons, the set built again.
 
 The functions take either tracker's state (they use ``seating_rolls``, ``first_dealer_method``,
 ``first_dealer_chair``, ``players``, ``seats``, ``phase``, ``dealer``, ``rolls``, ``wall``,
@@ -25,6 +25,36 @@ class _NeedRoll(Exception):
     def __init__(self, chair: int, n_dice: int) -> None:
         super().__init__(chair, n_dice)
         self.chair, self.n_dice = chair, n_dice
+
+
+def start(s: Any, fresh: Any, cmds: list, now: float, begin_hand: Callable[[Any, list, float], None]) -> None:
+    """The game starts with ``fresh`` (a new state of the tracker's kind): ``s`` becomes it, and the
+    first hand begins, or the chairs roll for the first dealer first."""
+    s.__dict__.update(fresh.__dict__)
+    if s.first_dealer_method in ("seated", "east"):
+        begin_hand(s, cmds, now)
+        return
+    s.phase = "seating"
+    seating_step(s, cmds, now, begin_hand)
+
+
+def on_button(s: Any, e: ev.Button | ev.StaffDeclare, now: float, cmds: list, results: Any) -> None:
+    """A seat button, or the panel's declaration: ``dice``; ``ok`` confirms the result shown (or, when
+    the hands as seen give none, says so); ``tsumo`` / ``ron``; ``draw`` (nine terminals) where the
+    tracker's ``results`` module has it (riichi)."""
+    if e.action == "dice":
+        on_dice_button(s, e.seat, now, cmds)
+    elif e.action == "ok":
+        if s.phase == "result" and s.result is not None:
+            results.confirm(s, cmds, now)
+        elif s.phase in ("win", "draw", "result"):
+            results.unscorable_at_ok(s, cmds, now)
+    elif e.action == "tsumo":
+        results.declare_tsumo(s, e.seat, cmds, now)
+    elif e.action == "ron":
+        results.declare_ron(s, e.seat, cmds, now)
+    elif e.action == "draw" and hasattr(results, "declare_nine_terminals"):
+        results.declare_nine_terminals(s, e.seat, cmds, now)
 
 
 def seating_next(s: Any) -> tuple[int, int] | int:
