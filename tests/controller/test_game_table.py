@@ -50,6 +50,8 @@ def act_out(script: S.Script) -> tuple[G.GameState, list[dict]]:
             events.append(ev.LiftDone(counts=tuple(table.last_lift), now=now))
             events += [ev.WallBack(wall=b["wall"], stack=b["stack"], colour="other", now=now)
                        for b in op["odd_backs"]]   # the back colour check stands in for the reader's
+        elif op["op"] == "stacked":                 # the set built again, as the firmware counts it
+            events.append(ev.StackReady(counts=table.stacked[-1][1], now=now))
         elif op["op"] == "press":
             eyes.on_button(op["seat"], op["action"])
             events.append(ev.Button(seat=op["seat"], action=op["action"], now=now))

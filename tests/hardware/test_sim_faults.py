@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from controller import daemon_cli
-from controller import events as ev
 from controller import game as G
 from controller import integrity as IG
 from controller.rules import tiles as T
@@ -24,7 +23,7 @@ from controller.rules import walls as WL
 from controller.rules.ruleset import load as load_rules
 from hardware.sim import script as S
 from hardware.sim import table as table_mod
-from hardware.sim import table_eyes as eyes_mod
+from tests.controller.test_game_table import act_out as act_out_table
 from tests.paths import TENHOU_SAMPLES, load_sample
 
 WHOLE = TENHOU_SAMPLES / "mjlog2json__2019081518gm-00a9-0000-cce9d00c.json"     # 16 hands
@@ -55,40 +54,9 @@ def play(script: S.Script) -> tuple[G.GameState, list[dict]]:
 
 def act_out(script: S.Script) -> G.GameState:
     """The simulated table performs the script; the tracker sees the MCU's lift counts, the seat
-    buttons and the error-free camera; a ``stacked`` op stands for the firmware's report of the set
-    built again (``StackReady``: hardware.sim.table_part does not forward one yet)."""
-    table = table_mod.SimTable(script)
-    eyes = eyes_mod.ViewTracker()
-    first = script.hands[0]
-    s, _ = G.step(G.new_state(), ev.StartGame(ruleset="tenhou", start_round=first.round, start_honba=first.honba,
-                                              start_sticks=first.sticks, start_scores=tuple(first.scores)), 0.0)
-    now = 0.0
-    while not table.finished:
-        waiting = table.waiting_for()
-        if waiting == "lift_done":
-            table.prepare_lift()
-            table.on_lift_done(tuple(table.lift_counts(table.hand_index)[1]))
-            continue
-        if waiting == "dice_result":
-            table.on_dice(tuple(table.hand.dice))
-            continue
-        op = table.step()
-        now += 0.5
-        events: list[ev.Event] = []
-        if op["op"] == "lift":
-            events.append(ev.LiftDone(counts=tuple(table.last_lift), now=now))
-        elif op["op"] == "stacked":
-            events.append(ev.StackReady(counts=table.stacked[-1][1], now=now))
-        elif op["op"] == "press":
-            eyes.on_button(op["seat"], op["action"])
-            events.append(ev.Button(seat=op["seat"], action=op["action"], now=now))
-        elif op["op"] == "dice":
-            events.append(ev.DiceResult(seat=op["seat"], dice=tuple(table.last_dice), now=now))
-        if op["op"] in table_mod.VISIBLE_OPS:
-            events += eyes.update(eyes_mod.perfect_view(table.snapshot(), now=now), now)
-        for e in events:
-            s, _ = G.step(s, e, e.now)
-    return s
+    buttons and the error-free camera (``tests/controller/test_game_table.act_out``); a ``stacked``
+    op stands for the firmware's count of the set built again (``StackReady``)."""
+    return act_out_table(script)[0]
 
 
 def assert_set_is_whole(script: S.Script, hand: int) -> None:
