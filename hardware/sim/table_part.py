@@ -121,8 +121,8 @@ class SimTablePart:
             raise ConfigError(f"sim table: JANTAKU_SIM_CAMERA_ERRORS is {self.misread_rate}, must be 0..0.5")
         self._rng = random.Random(seed)
         self.misread_frames = 0
-        # the table display shows a result to confirm (a Show "result" since the last OK pressed,
-        # not withdrawn by an "inconsistent" alert): what the players look at before pressing OK
+        # the table display shows a result to confirm (a Show "result" since the last OK pressed):
+        # what the players look at before pressing OK
         self._result_shown = threading.Event()
         self._ok_seat: int | None = None    # the dealer who pressed OK for the hand now ending
 
@@ -217,8 +217,6 @@ class SimTablePart:
             return True
         if isinstance(command, ev.Show) and command.what == "result":
             self._result_shown.set()
-        elif isinstance(command, ev.RaiseAlert) and command.alert.rule == "inconsistent":
-            self._result_shown.clear()
         return False
 
     def status(self) -> dict[str, Any]:
@@ -336,8 +334,8 @@ class SimTablePart:
                 if nxt is None:
                     break
                 if table.waiting_for() is not None:
-                    if not table.wait_ready(LOOK_AGAIN_S):
-                        self._watch()
+                    if not table.wait_ready(LOOK_AGAIN_S) and self._ok_seat is not None:
+                        self._watch()       # the hand just ended still lies on the table
                     continue
                 if nxt["op"] == "press" and nxt["action"] == "ok":
                     self._await_result()
@@ -413,8 +411,8 @@ class SimTablePart:
                         RESULT_WAIT_S)
 
     def _watch(self) -> None:
-        """While the table waits on the daemon (the next walls, the dice), the camera looks on; a
-        result that shows again after OK was pressed (the hand was read again) is confirmed again."""
+        """After OK, while the table waits for the next walls, the camera looks on at the hands laid
+        down; a result that shows again (a hand read again) is confirmed again."""
         self._look()
         if self._ok_seat is not None and self._result_shown.is_set():
             self._result_shown.clear()

@@ -49,7 +49,7 @@ def play_in_core(path: Path, seed: int, *, camera_errors: float = 0.0) -> tuple[
             except queue.Empty:
                 continue
             for command in core.apply(event):
-                if isinstance(command, (ev.Show, ev.RaiseAlert)):
+                if isinstance(command, ev.Show):
                     part.handle(command)          # the display the simulated players look at
                 if isinstance(command, ev.RaiseAlert):
                     alerts.append(ev.to_record(command.alert))
