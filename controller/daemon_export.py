@@ -18,12 +18,12 @@ from typing import Any
 
 from controller import events as ev
 from controller.rules import tenhou as TH
-from controller.storage import EventStore
+from controller.storage import EventStore, StorageError
 
 TSUMOGIRI = 60
 
 
-class ExportError(ValueError):
+class ExportError(StorageError, ValueError):
     """A hand that cannot be written in tenhou.net/6 form."""
 
 

@@ -57,7 +57,8 @@ from controller import game_fan as FAN
 from controller import game_play as PLAY
 from controller import game_result as RES
 from controller import game_seating as SEATING
-from controller.game_state import GameError, GameState, SeatState, alert, begin_hand, new_state
+from controller.errors import GameError
+from controller.game_state import GameState, SeatState, alert, begin_hand, new_state
 from controller.game_view import public_state as _riichi_public_state
 from controller.game_view import staff_alerts as _riichi_staff_alerts
 from controller.rules import tiles as T

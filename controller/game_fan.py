@@ -42,8 +42,9 @@ from controller import events as ev
 from controller import game_fan_play as PLAY
 from controller import game_fan_result as RES
 from controller import game_seating as SEATING
+from controller.errors import GameError
 from controller.game_fan_state import FanSeat, FanState, begin_hand, new_state
-from controller.game_state import GameError, alert
+from controller.game_state import alert
 from controller.rules.flow import round_name
 from controller.rules.ruleset import RuleSetError
 from controller.rules.ruleset import load as load_rules

@@ -17,8 +17,6 @@ from controller.rules.ruleset import load as load_rules
 WINDS = ("E", "S", "W", "N")
 
 
-class GameError(ValueError):
-    """A state that ``step`` cannot work on (not a GameState)."""
 
 
 @dataclass

@@ -1,7 +1,9 @@
-"""The error hierarchy of the table's hardware side.
+"""The root of the table's errors, and the hardware side's branch.
 
 ``TableError`` is the root of every error the table software raises on purpose; each layer
-has one branch, with builtin mixins where they fit (as gpiozero's ``exc.py``)::
+has one branch, with builtin mixins where they fit (as gpiozero's ``exc.py``): ``BridgeError``
+here, ``VisionError`` (``vision.layout``), ``GameError`` (``controller.errors``), ``ConfigError``
+(``controller.config``), ``StorageError`` (``controller.storage``)::
 
     TableError
     └── BridgeError                     firmware_bridge: link, parts, GPIO

@@ -28,6 +28,7 @@ from vision.decode import (
     softmax,
     to_bgr,
 )
+from vision.layout import VisionError
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +36,7 @@ DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "tiles.onnx"
 CROP_MARGIN = 1.15  # crop side = tile's long side x this: the tile fills ~87 % of the crop, as in training
 
 
-class ClassifierError(RuntimeError):
+class ClassifierError(VisionError, RuntimeError):
     """The model file is missing, unreadable or does not match what this code expects."""
 
 

@@ -31,12 +31,14 @@ from typing import Any
 
 import numpy as np
 
+from firmware_bridge.errors import TableError
+
 _AXES = ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0))   # cos, sin of 90 degrees x seat
 PROFILE_DIR = Path(__file__).resolve().parent.parent / "hardware" / "profiles"
 
 
-class VisionError(Exception):
-    """Root of the vision errors (camera, calibration, reader)."""
+class VisionError(TableError):
+    """The vision branch of ``TableError``: camera, calibration, profiles, classifier, reader."""
 
 
 class ProfileError(VisionError, ValueError):

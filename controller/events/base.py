@@ -15,6 +15,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from controller.errors import EventError
 from controller.rules.tiles import is_tile
 
 # Seat buttons (and the same declarations from the staff panel).
@@ -38,8 +39,6 @@ ALERT_RULES = (
 SEATS = range(4)
 
 
-class EventError(ValueError):
-    """A malformed event record or event value (names the kind and field at fault)."""
 
 @dataclass(frozen=True, kw_only=True)
 class Event:
