@@ -87,7 +87,7 @@ class Core:
 
     def __init__(self, table: str, ruleset: str) -> None:
         self.table, self.ruleset = table, ruleset
-        self.game = _optional("controller.game")
+        self.game = _optional("controller.tracker")
         self.cycle = _optional("controller.cycle")
         self.game_state: Any = self._initial(self.game)
         self.cycle_state: Any = self._initial(self.cycle)
@@ -97,7 +97,7 @@ class Core:
         self.last_event_kind = ""
         self.machine_from_cycle = False     # set by the daemon when a part runs the cycle's commands
         self.errors: list[str] = [msg for name, msg in _IMPORT_ERRORS.items()
-                                  if name in ("controller.game", "controller.cycle")]
+                                  if name in ("controller.tracker", "controller.cycle")]
 
     def _initial(self, module: Any) -> Any:
         if module is None:

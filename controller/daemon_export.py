@@ -104,8 +104,8 @@ def _result_json(hand: TH.LogHand, result: dict[str, Any]) -> list:
 
 def export_games(store: EventStore) -> list[dict[str, Any]]:
     """Every finished game in the store, oldest first (needs the game tracker)."""
-    from controller import game as G
-    from controller.game_record import log_hand
+    from controller import tracker as G
+    from controller.tracker.riichi.record import log_hand
     games: list[dict[str, Any]] = []
     state = G.new_state()
     hands: list[list] = []

@@ -1,4 +1,4 @@
-"""The tracker follows Hong Kong and Chinese games (controller.game_fan) from the table's events.
+"""The tracker follows Hong Kong and Chinese games (controller.tracker.fan.family) from the table's events.
 
 Each hand is played on a simulated table whose walls hold known tiles: the walls are planned
 from the dice by controller.rules.walls, the tiles placed with ``layout_from_roll`` (the hands
@@ -15,8 +15,7 @@ import random
 import pytest
 
 from controller import events as ev
-from controller import game as G
-from controller import game_fan as FAN
+from controller import tracker as G
 from controller.daemon import Core
 from controller.rules import chinese as CH
 from controller.rules import dice as DC
@@ -25,6 +24,7 @@ from controller.rules import tiles as T
 from controller.rules import walls as WL
 from controller.rules.hk.arrange import Meld
 from controller.rules.ruleset import load as load_rules
+from controller.tracker.fan import family as FAN
 
 
 class Table:

@@ -22,7 +22,7 @@ import random
 import pytest
 
 from controller import events as ev
-from controller import game as G
+from controller import tracker as G
 from controller.rules import dice as DC
 from controller.rules import tenhou as TH
 from controller.rules import tiles as T

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from controller import events as ev
-from controller import game as G
+from controller import tracker as G
 from controller.rules import tenhou as TH
 from controller.rules.replay import replay_game
 from hardware.sim import script as S

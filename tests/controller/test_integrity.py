@@ -9,8 +9,8 @@ from types import SimpleNamespace
 import pytest
 
 from controller import events as ev
-from controller import game as G
 from controller import integrity as IG
+from controller import tracker as G
 from controller.rules import tenhou as TH
 from controller.rules.procedures import ProcedureRules
 from controller.rules.replay import replay_game

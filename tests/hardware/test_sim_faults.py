@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from controller import daemon_cli
-from controller import game as G
 from controller import integrity as IG
+from controller import tracker as G
 from controller.rules import tiles as T
 from controller.rules import walls as WL
 from controller.rules.ruleset import load as load_rules

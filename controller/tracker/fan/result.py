@@ -1,7 +1,7 @@
 """The fan tracker at a hand's end: declared wins, revealed hands scored by the rules engine
 (:mod:`controller.rules.hk`, :mod:`controller.rules.chinese`), draws, the result's confirmation,
 the rotation of the deal and the round, the game's end; staff corrections and void hand.
-Handlers of :mod:`controller.game_fan`.
+Handlers of :mod:`controller.tracker.fan.family`.
 
 A result (``Show("result")``, then ``last_result``) is a JSON-able dict::
 
@@ -19,13 +19,13 @@ deal moves as after an exhaustive draw, without its penalty.
 from __future__ import annotations
 
 from controller import events as ev
-from controller.game_fan_state import FanState, begin_hand
-from controller.game_state import alert, census, uncount
 from controller.rules import chinese as CH
 from controller.rules import hk as HK
 from controller.rules import tiles as T
 from controller.rules.flow import round_name
 from controller.rules.hk.arrange import HandShapeError, Meld
+from controller.tracker.fan.state import FanState, begin_hand
+from controller.tracker.hand import alert, census, uncount
 
 _WIND_FAN = {"double_wind": 2, "seat_wind_pung": 1, "dealer_wind_pair": 1}   # S000:L20-21
 _MELD_KIND = {"chi": "chi", "pon": "pon", "daiminkan": "kan", "kakan": "kan", "ankan": "ankan"}
@@ -36,7 +36,7 @@ _MELD_KIND = {"chi": "chi", "pon": "pon", "daiminkan": "kan", "kakan": "kan", "a
 def declare_tsumo(s: FanState, seat_no: int, cmds: list, now: float) -> None:
     if s.phase != "play":
         return
-    from controller.game_fan_play import infer_draw
+    from controller.tracker.fan.play import infer_draw
     infer_draw(s, seat_no, cmds, now)
     seat = s.seats[seat_no]
     if s.turn != seat_no or not seat.has_drawn:

@@ -1,4 +1,4 @@
-"""The fan tracker's state (:mod:`controller.game_fan`): seats, the hand, the game, and the
+"""The fan tracker's state (:mod:`controller.tracker.fan.family`): seats, the hand, the game, and the
 start of a hand."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller import events as ev
-from controller.game_state import _clone_wall
 from controller.rules.ruleset import RuleSet
 from controller.rules.ruleset import load as load_rules
+from controller.tracker.hand import _clone_wall
 
 
 @dataclass

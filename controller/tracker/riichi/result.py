@@ -5,16 +5,16 @@ corrections and void hand. Handlers of :mod:`controller.game`."""
 from __future__ import annotations
 
 from controller import events as ev
-from controller import game_play as PLAY
-from controller import game_record as GR
 from controller import integrity as IG
-from controller.game_state import GameState, alert, begin_hand, census, uncount
 from controller.rules import flow as FL
 from controller.rules import tenhou as TH
 from controller.rules import tiles as T
 from controller.rules.draws import is_nine_terminals
 from controller.rules.replay import replay_hand
 from controller.rules.settlement import settle
+from controller.tracker.hand import GameState, alert, begin_hand, census, uncount
+from controller.tracker.riichi import play as PLAY
+from controller.tracker.riichi import record as GR
 
 
 def declare_tsumo(s: GameState, seat_no: int, cmds: list, now: float) -> None:

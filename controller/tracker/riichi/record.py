@@ -28,7 +28,7 @@ from controller.rules.melds import Meld as RMeld
 from controller.rules.tilesets import census, census_for
 
 if TYPE_CHECKING:
-    from controller.game import GameState
+    from controller.tracker.riichi.state import GameState
 
 _RESULT_NAMES = {"win": "和了", "exhaustive_draw": "流局", "nine_terminals": "九種九牌", "four_riichi": "四家立直",
                  "triple_ron": "三家和了", "four_winds": "四風連打", "four_kans": "四槓散了"}

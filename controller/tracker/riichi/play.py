@@ -5,14 +5,14 @@ is given (a copy made by ``step``) and appends its commands."""
 from __future__ import annotations
 
 from controller import events as ev
-from controller import game_record as GR
-from controller import game_result as RES
 from controller import integrity as IG
-from controller.game_state import GameState, alert, census, count, uncount
 from controller.rules import tiles as T
 from controller.rules import walls as WL
 from controller.rules.melds import Meld as RMeld
 from controller.rules.melds import MeldError
+from controller.tracker.hand import GameState, alert, census, count, uncount
+from controller.tracker.riichi import record as GR
+from controller.tracker.riichi import result as RES
 
 
 def _finish_deal(s: GameState) -> None:

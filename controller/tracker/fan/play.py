@@ -1,5 +1,5 @@
 """The fan tracker during play: the deal, draws, flowers and their replacement tiles, discards,
-chow / pung / kong and the kong's replacement tile. Handlers of :mod:`controller.game_fan`;
+chow / pung / kong and the kong's replacement tile. Handlers of :mod:`controller.tracker.fan.family`;
 each changes the state it is given (a copy made by ``step``) and appends its commands.
 
 Replacement tiles come from the tail (the dead wall) in the order :mod:`controller.rules.walls`
@@ -11,12 +11,12 @@ or replacement seen proves it (the camera missed the wall).
 from __future__ import annotations
 
 from controller import events as ev
-from controller import game_fan_result as RES
-from controller.game_fan_state import FanState
-from controller.game_state import alert, census, uncount
 from controller.rules import chinese as CH
 from controller.rules import tiles as T
 from controller.rules import walls as WL
+from controller.tracker.fan import result as RES
+from controller.tracker.fan.state import FanState
+from controller.tracker.hand import alert, census, uncount
 
 
 def _finish_deal(s: FanState) -> None:

@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller import events as ev
-from controller import game_record as GR
 from controller import integrity as IG
 from controller.rules import walls as WL
 from controller.rules.ruleset import RuleSet
 from controller.rules.ruleset import load as load_rules
+from controller.tracker.riichi import record as GR
 
 WINDS = ("E", "S", "W", "N")
 

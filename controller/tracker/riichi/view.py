@@ -8,7 +8,7 @@ from controller.rules.dora import dora_of
 from controller.rules.flow import round_name
 
 if TYPE_CHECKING:
-    from controller.game import GameState
+    from controller.tracker.riichi.state import GameState
 
 WINDS = ("E", "S", "W", "N")
 

@@ -32,22 +32,22 @@ What it follows:
   chinese keeps it from the table until the hand ends), other backs, the set after the hand;
 - staff corrections (hand, discard, scores, winner) and void hand.
 
-Modules: :mod:`controller.game_fan_play` (walls, draws, flowers, discards, melds),
-:mod:`controller.game_fan_result` (declarations, scoring, flow, staff).
+Modules: :mod:`controller.tracker.fan.play` (walls, draws, flowers, discards, melds),
+:mod:`controller.tracker.fan.result` (declarations, scoring, flow, staff).
 """
 
 from __future__ import annotations
 
 from controller import events as ev
-from controller import game_fan_play as PLAY
-from controller import game_fan_result as RES
-from controller import game_seating as SEATING
 from controller.errors import GameError
-from controller.game_fan_state import FanSeat, FanState, begin_hand, new_state
-from controller.game_state import alert
 from controller.rules.flow import round_name
 from controller.rules.ruleset import RuleSetError
 from controller.rules.ruleset import load as load_rules
+from controller.tracker import seating as SEATING
+from controller.tracker.fan import play as PLAY
+from controller.tracker.fan import result as RES
+from controller.tracker.fan.state import FanSeat, FanState, begin_hand, new_state
+from controller.tracker.hand import alert
 
 __all__ = ["FAMILIES", "FanSeat", "FanState", "follows", "new_state", "step", "public_state", "staff_alerts"]
 

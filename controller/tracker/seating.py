@@ -1,5 +1,5 @@
 """What every tracker (riichi: :mod:`controller.game`; Hong Kong / Chinese:
-:mod:`controller.game_fan`) does alike: the game seated (the first dealer rolled for at the
+:mod:`controller.tracker.fan.family`) does alike: the game seated (the first dealer rolled for at the
 table), the walls lifted (their counts checked against the profile), the dealer's dice and the
 break (the walls planned), the seat buttons, the set built again.
 
@@ -15,10 +15,10 @@ from typing import Any
 
 from controller import events as ev
 from controller import integrity as IG
-from controller.game_state import alert
 from controller.rules import dice as DC
 from controller.rules import seating as SEAT
 from controller.rules import walls as WL
+from controller.tracker.hand import alert
 
 
 class _NeedRoll(Exception):

@@ -1,0 +1,1 @@
+"""The fan family of the tracker: Hong Kong, Chinese and competition rules."""

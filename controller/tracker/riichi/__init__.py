@@ -1,0 +1,1 @@
+"""The riichi family of the tracker (four and three players)."""
