@@ -5,7 +5,7 @@ Every input (firmware frames, GPIO lines, camera reads, panel actions) arrives a
 
 1. commits it to the event store (``controller.storage``): nothing is applied or shown
    before it is on disk;
-2. applies it to the pure state machines (``Core``: the game tracker ``controller.game`` and
+2. applies it to the pure state machines (``Core``: the game tracker ``controller.tracker`` and
    the machine cycle ``controller.cycle``), which return commands;
 3. sends the commands to the parts (MCU, lamps, camera, panel), and publishes the new state
    to the panel's WebSocket clients.

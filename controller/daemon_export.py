@@ -1,6 +1,6 @@
 """``tablectl export``: the finished games of an event store as tenhou.net/6 JSON.
 
-The stored events are replayed through the game tracker (``controller.game``), exactly as
+The stored events are replayed through the game tracker (``controller.tracker``), exactly as
 the daemon rebuilds its state. Each hand that was confirmed is taken as the tracker saw it
 (its ``LogHand``: scores, indicators, haipai, draws, discards, calls and kans, result) and
 written in Tenhou's array form; a game appears once it is finished. Voided hands are not

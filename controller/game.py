@@ -3,15 +3,5 @@ module only keeps ``from controller import game`` working for code written again
 
 from __future__ import annotations
 
-from controller.tracker import (
-    GameError,
-    GameState,
-    SeatState,
-    new_state,
-    public_state,
-    replay_events,
-    staff_alerts,
-    step,
-)
-
-__all__ = ["GameError", "GameState", "SeatState", "new_state", "public_state", "replay_events", "staff_alerts", "step"]
+from controller.tracker import *  # noqa: F403
+from controller.tracker import __all__  # noqa: F401

@@ -1,6 +1,6 @@
 """Integrity checks: rules over what the table saw, each naming the rule, the seat and the tile.
 
-The game tracker (:mod:`controller.game`) calls these as events arrive and turns each
+The game tracker (:mod:`controller.tracker`) calls these as events arrive and turns each
 problem into an :class:`controller.events.Alert` (``RaiseAlert`` command: logged, the frame
 kept as evidence, shown on the staff view at once, and on the table display when
 :func:`is_public` says the ruleset allows it).

@@ -1,6 +1,6 @@
 """The table's public state, as ``GET /api/state`` returns it (contracts/table-api.md).
 
-Built from the game tracker's state (``controller.game``), the machine status and the
+Built from the game tracker's state (``controller.tracker``), the machine status and the
 alerts. The contract's fields come first; the panel's extras (players, tenpai, pending
 result, machine) follow. When the tracker offers its own ``public_state(state)``, that is
 the source of the game fields.

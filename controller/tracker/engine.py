@@ -1,187 +1,152 @@
-"""The game tracker: follows a game at the table from events alone.
+"""The game tracker's engine: follows a game at the table from events alone, for every family.
 
 ``step(state, event, now) -> (state, [Command])`` is pure: no I/O, no clock, and the state
 passed in is never changed (a new one is returned). The daemon feeds it every event in the
 order it stored them; replaying the stored events rebuilds the same state.
 
-What it follows (riichi profiles, four players or three (``sanma``); a game of the Hong Kong or
-Chinese family is handed over to :mod:`controller.tracker.fan.family`, and `step`, `public_state`,
-`staff_alerts` dispatch on the state):
+The engine owns the flow every family shares: a ``StartGame`` picks the family from the rule
+set (:func:`family_for`: riichi, four or three players; or the fan family, Hong Kong, Chinese
+and competition), the game is seated and each hand's walls lifted and dice rolled
+(:mod:`~controller.tracker.seating`); the seat buttons and the panel's declarations, OK and
+``ConfirmResult``, void hand and the staff's corrections (:mod:`~controller.tracker.staff`);
+rivers changed or taken back, other backs (:mod:`~controller.tracker.river`). What differs
+comes from the game's :class:`~controller.tracker.family.Family`: its handlers of play (the
+deal, draws and replacement tiles, discards, calls and kans, flowers, indicators, revealed
+hands), its declarations, results and part of the public state.
 
-- a new game (``StartGame``: ruleset profile, seat order, optionally a mid-game start);
-- per hand: the walls lifted (``LiftDone``: the counts are checked), the dealer's dice roll
-  (``Button(dice)`` → ``RollDice`` → ``DiceResult``), the break point and from it the wall
-  slots of the deal, the draws, the replacement tiles and the indicators
-  (:mod:`controller.rules.walls`); the camera must find the dora indicator at the slot the
-  tracker names (``WatchSlot``);
-- the deal and each draw (``WallStackTaken``), discards (``Discard``, sideways = riichi; after
-  a called riichi tile the next sideways tile is only a marker), calls and kans (``Meld``),
-  riichi sticks, kan indicators; the live wall count and haitei;
-- wins declared on the seat buttons or the panel (``Button``/``StaffDeclare`` tsumo/ron),
-  the revealed hands (``HandRevealed``) and ura indicators; exhaustive draws (tenpai from the
-  revealed hands); abortive draws (nine terminals declared, four riichi, four winds,
-  four kans, triple ron);
-- three players (``sanma``): three seats (winds E/S/W, the deal passing among three, rounds
-  E1-E3, S1-S3), three walls and the sanma break, no chi (a chi shown is named), a north set
-  aside (``Meld`` "nuki") with its replacement tile from the dead wall (kita dora in the
-  result, may be robbed), no four-riichi or four-winds abort, payments and settlement for
-  three; an event naming seat 3 is named and changes nothing. The result shown is the replay's
-  (its empty fourth seat included, as ``tablectl replay`` prints it); the seats and the score
-  sheet have three entries;
-- every result is computed by the rules engine's replay (:func:`controller.rules.replay.replay_hand`)
-  over the hand as the table saw it, shown (``Show("result")``), and applied when confirmed
-  (``ConfirmResult`` or the dealer's ``ok`` button); then the next hand or the game's end
-  and settlement;
-- staff corrections (with a reason), void hand, and the integrity checks of
-  :mod:`controller.integrity`, whose alerts come back as ``RaiseAlert`` commands.
+The concealed tiles are never seen until a hand is revealed; missed camera reports are
+absorbed (a draw not seen is proven by the act that follows it); a called or winning tile read
+again close up corrects the river's reading; what stays wrong is corrected by staff before
+they confirm. An event that does not fit the state changes nothing and returns no command;
+an event naming seat 3 at a three-player table is named and changes nothing.
 
-The concealed tiles are never seen until a hand is revealed; to replay a hand the tracker
-rebuilds a consistent record: every tile given up is taken from the earliest unseen tile
-of that seat, the revealed hand fills what is left, and the hands never shown are filled
-with unseen tiles that do not wait (a hand not shown at a draw is noten).
-
-Missed camera reports are absorbed: a draw not seen is proven by the act that follows it
-(a discard, a kan, a tsumo); a called or winning tile read again close up corrects the
-river's reading; what stays wrong is corrected by staff before they confirm.
-
-Modules: :mod:`controller.tracker.hand` (the state, alerts, census), :mod:`controller.tracker.riichi.play`
-(wall, discards, calls, indicators), :mod:`controller.tracker.riichi.result` (declarations, results,
-flow, staff), :mod:`controller.tracker.riichi.record` (the hand rebuilt for the replay),
-:mod:`controller.tracker.riichi.view` (``public_state``).
+Modules: :mod:`~controller.tracker.hand` (the one hand state, alerts, census),
+:mod:`~controller.tracker.problems` (why a hand has no result), :mod:`~controller.tracker.view`
+(``public_state``), :mod:`controller.tracker.riichi` and :mod:`controller.tracker.fan` (the families).
 """
 
 from __future__ import annotations
 
 from controller import events as ev
 from controller.errors import GameError
-from controller.rules import tiles as T
-from controller.rules.ruleset import RuleSetError
+from controller.rules.ruleset import RuleSet, RuleSetError
 from controller.rules.ruleset import load as load_rules
+from controller.tracker import river as RIVER
 from controller.tracker import seating as SEATING
-from controller.tracker.fan import family as FAN
-from controller.tracker.hand import GameState, SeatState, alert, begin_hand, new_state
-from controller.tracker.riichi import play as PLAY
-from controller.tracker.riichi import result as RES
-from controller.tracker.riichi.view import public_state as _riichi_public_state
-from controller.tracker.riichi.view import staff_alerts as _riichi_staff_alerts
+from controller.tracker import staff as STAFF
+from controller.tracker import wall as WALL
+from controller.tracker.family import Family
+from controller.tracker.fan.family import FAN
+from controller.tracker.fan.state import FanState
+from controller.tracker.hand import HandState, alert
+from controller.tracker.riichi.family import RIICHI
+from controller.tracker.riichi.state import GameState, SeatState, new_state
+from controller.tracker.view import public_state as _public_state
 
-__all__ = ["GameError", "GameState", "SeatState", "new_state", "step", "public_state", "staff_alerts",
-           "replay_events"]
+__all__ = ["FAMILIES", "FanState", "GameError", "GameState", "SeatState", "family_for", "new_state", "step",
+           "public_state", "staff_alerts", "replay_events"]
+
+FAMILIES: tuple[Family, ...] = (RIICHI, FAN)
+_BY_STATE: dict[str, Family] = {fam.name: fam for fam in FAMILIES}
 
 
-def step(state: GameState, event: ev.Event, now: float) -> tuple[GameState, list[ev.Command]]:
+def family_for(rules: RuleSet) -> Family | None:
+    """The family that follows games of ``rules``, or None (not followed yet)."""
+    return next((fam for fam in FAMILIES if fam.follows(rules)), None)
+
+
+def _dice(fam: Family, s: HandState, e: ev.DiceResult, now: float, cmds: list) -> None:
+    layout = SEATING.on_dice(s, e, now, cmds)
+    if layout is not None:
+        fam.walls_planned(s, layout, cmds, now)
+
+
+# the events every family takes alike: handler(family, state, event, now, cmds)
+_COMMON = {
+    ev.LiftDone: SEATING.on_lift,
+    ev.StackReady: SEATING.on_stack_ready,
+    ev.McuFault: SEATING.on_mcu_fault,
+    ev.DiceResult: _dice,
+    ev.Button: STAFF.on_button,
+    ev.StaffDeclare: STAFF.on_button,
+    ev.ConfirmResult: STAFF.on_confirm,
+    ev.VoidHand: STAFF.on_void,
+    ev.Correction: STAFF.on_correction,
+    ev.DiscardRemoved: RIVER.on_removed,
+    ev.WallBack: RIVER.on_wall_back,
+    ev.WallStackTaken: WALL.on_taken,
+}
+
+
+def step(state: HandState, event: ev.Event, now: float) -> tuple[HandState, list[ev.Command]]:
     """Apply one event. Returns the new state and the commands for the parts.
 
     An event that does not fit the state (a discard before any game, a dice result nobody
     asked for) changes nothing and returns no command. Raises GameError only when ``state``
-    is not a GameState.
+    is not a tracker state.
     """
-    # the Hong Kong and Chinese families are followed by controller.tracker.fan.family (its own state)
-    is_fan_start = isinstance(event, ev.StartGame) and FAN.follows(event.ruleset)
-    if is_fan_start or isinstance(state, FAN.FanState):
-        if is_fan_start or not isinstance(event, ev.StartGame):
-            return FAN.step(state if isinstance(state, FAN.FanState) else FAN.new_state(), event, now)
-        fresh, cmds = step(new_state(), event, now)   # a riichi game after a fan game (if it starts)
-        return (fresh, cmds) if fresh.phase != "idle" else (state, cmds)
-    if not isinstance(state, GameState):
-        raise GameError(f"game.step needs a GameState, got {type(state).__name__}")
-    handler = _HANDLERS.get(type(event))
-    if handler is None:
-        return state, []
-    if state.phase == "idle" and not isinstance(event, ev.StartGame):
+    if not isinstance(state, HandState):
+        raise GameError(f"tracker.step needs a tracker state (GameState or FanState), got {type(state).__name__}")
+    if isinstance(event, ev.StartGame):
+        return _start(state, event, now)
+    fam = _BY_STATE[state.FAMILY]
+    own = fam.handlers.get(type(event))
+    common = _COMMON.get(type(event))
+    if (own is None and common is None) or state.phase == "idle":
         return state, []
     s = state.clone()
     cmds: list[ev.Command] = []
     seat_no = getattr(event, "seat", None)
-    if len(s.seats) == 3 and isinstance(seat_no, int) and not 0 <= seat_no < 3 and not isinstance(event, ev.StartGame):
+    if isinstance(seat_no, int) and not 0 <= seat_no < len(s.seats or range(4)):
         # three-player riichi: there is no seat 3 (a misreading, or a fourth player's button)
         alert(s, cmds, "inconsistent", None, None,
               f"{type(event).__name__} names seat {seat_no}, but this three-player table has seats 0-2",
               now=now, key=("no_seat", type(event).__name__, seat_no))
         return s, cmds
-    handler(s, event, now, cmds)
+    if own is not None:
+        own(s, event, now, cmds)
+    else:
+        common(fam, s, event, now, cmds)
     return s, cmds
 
 
-def _on_start(s: GameState, e: ev.StartGame, now: float, cmds: list) -> None:
+def _start(state: HandState, e: ev.StartGame, now: float) -> tuple[HandState, list[ev.Command]]:
+    """A new game, of the family its rule set names. A start refused (an unknown rule set, one
+    not followed, start scores that do not fit) is named; a game under way goes on unchanged,
+    and before any game the alert is kept in the state."""
     try:
         rules = load_rules(e.ruleset)
     except RuleSetError:
-        alert(s, cmds, "inconsistent", None, None, f"unknown ruleset {e.ruleset!r}: game not started", now=now)
-        return
-    if rules.family != "riichi" or rules.players not in (3, 4):
-        alert(s, cmds, "inconsistent", None, None,
-               f"ruleset {e.ruleset!r} is not followed by the tracker yet (four- and three-player riichi, "
-               "Hong Kong and Chinese only)", now=now)
-        return
-    n = rules.players
-    players = tuple(e.players)
-    scores = e.start_scores or (rules.start_points,) * n
-    if n == 3:
-        # three-player riichi: three seats (four names or a tenhou-style score list with an empty
-        # fourth seat are cut to three)
-        players = (players + ("",) * 3)[:3]
-        if len(scores) == 4 and int(scores[3]) == 0:
-            scores = tuple(scores[:3])
-        if len(scores) != 3:
-            alert(s, cmds, "inconsistent", None, None,
-                  f"ruleset {e.ruleset!r} is played by 3 players but {len(scores)} start scores are given: "
-                  "game not started", now=now)
-            return
-    reds = e.red_fives
-    if reds is None:
-        reds = tuple(r for r, k in zip(T.REDS, rules.red_fives, strict=True) for _ in range(k))
-    fresh = GameState(table=e.table, ruleset=e.ruleset, players=players, red_fives=tuple(reds),
-                      round=e.start_round, honba=e.start_honba, sticks=e.start_sticks)
-    fresh.seats = [SeatState(score=int(x)) for x in scores]
-    fresh.first_dealer_method = e.first_dealer
-    SEATING.start(s, fresh, cmds, now, begin_hand)
+        return _refused(state, f"unknown ruleset {e.ruleset!r}: game not started", now)
+    fam = family_for(rules)
+    if fam is None:
+        return _refused(state, f"ruleset {e.ruleset!r} is not followed by the tracker yet (four- and three-player "
+                               "riichi, Hong Kong and Chinese only)", now)
+    fresh = fam.fresh_state(e, rules)
+    if isinstance(fresh, str):
+        return _refused(state, fresh, now)
+    cmds: list[ev.Command] = []
+    return SEATING.start(fresh, cmds, now), cmds
 
 
-def _on_button(s: GameState, e: ev.Button | ev.StaffDeclare, now: float, cmds: list) -> None:
-    SEATING.on_button(s, e, now, cmds, RES)
+def _refused(state: HandState, message: str, now: float) -> tuple[HandState, list[ev.Command]]:
+    s = state.clone()
+    cmds: list[ev.Command] = []
+    alert(s, cmds, "inconsistent", None, None, message, now=now)
+    return (s if state.phase == "idle" else state), cmds
 
 
-def _on_dice(s: GameState, e: ev.DiceResult, now: float, cmds: list) -> None:
-    lay = SEATING.on_dice(s, e, now, cmds, begin_hand)
-    if lay is not None:     # play begins: the camera must find the dora indicator here
-        ind = lay.indicator_slots[0]
-        cmds.append(ev.WatchSlot(wall=ind.seat, stack=ind.stack, purpose="indicator", now=now))
+def public_state(state: HandState) -> dict:
+    """The ``GET /api/state`` object of contracts/table-api.md (JSON-able), for every family."""
+    return _public_state(_BY_STATE[state.FAMILY], state)
 
 
-_HANDLERS = {
-    ev.StartGame: _on_start,
-    ev.LiftDone: SEATING.on_lift,
-    ev.StackReady: SEATING.on_stack_ready,
-    ev.McuFault: SEATING.on_mcu_fault,
-    ev.Button: _on_button,
-    ev.StaffDeclare: _on_button,
-    ev.DiceResult: _on_dice,
-    ev.WallStackTaken: PLAY.on_taken,
-    ev.Discard: PLAY.on_discard,
-    ev.DiscardRemoved: PLAY.on_removed,
-    ev.Meld: PLAY.on_meld,
-    ev.RiichiStick: PLAY.on_stick,
-    ev.IndicatorRevealed: PLAY.on_indicator,
-    ev.HandRevealed: RES.on_revealed,
-    ev.ConfirmResult: RES.on_confirm,
-    ev.VoidHand: RES.on_void,
-    ev.Correction: RES.on_correction,
-    ev.WallBack: PLAY.on_wall_back,
-}
-
-
-def public_state(state: GameState | FAN.FanState) -> dict:
-    """The ``GET /api/state`` object of contracts/table-api.md (JSON-able), for either tracker."""
-    return FAN.public_state(state) if isinstance(state, FAN.FanState) else _riichi_public_state(state)
-
-
-def staff_alerts(state: GameState | FAN.FanState) -> list[dict]:
+def staff_alerts(state: HandState) -> list[dict]:
     """Every alert of the game (the staff view), hidden ones included."""
-    return FAN.staff_alerts(state) if isinstance(state, FAN.FanState) else _riichi_staff_alerts(state)
+    return [dict(a) for a in state.alerts]
 
 
-def replay_events(events, state: GameState | None = None) -> tuple[GameState, list[ev.Command]]:
+def replay_events(events, state: HandState | None = None) -> tuple[HandState, list[ev.Command]]:
     """Feed many events (each with its ``now``); returns the final state and every command."""
     s = state or new_state()
     out: list[ev.Command] = []

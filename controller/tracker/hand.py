@@ -1,61 +1,78 @@
-"""The game tracker's state (:mod:`controller.game`), and the helpers every handler uses:
-raising an alert, counting face-up tiles, starting a hand."""
+"""The one hand state of the tracker, for every family: seats, wall, rivers, melds, the census
+of face-up tiles, alerts and corrections; and the helpers every handler uses (raising an
+alert, counting face-up tiles, starting a hand, finding a wall slot).
+
+A family's state (:class:`controller.tracker.riichi.state.GameState`,
+:class:`controller.tracker.fan.state.FanState`) is a :class:`HandState` with the fields only
+that family has; its seats are :class:`HandSeat` likewise. ``clone()`` copies every
+container, so ``step`` can hand back a new state and leave the old one as it was.
+"""
 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar
 
 from controller import events as ev
 from controller import integrity as IG
+from controller.rules import tiles as T
 from controller.rules import walls as WL
 from controller.rules.ruleset import RuleSet
 from controller.rules.ruleset import load as load_rules
-from controller.tracker.riichi import record as GR
+from controller.rules.tilesets import census as set_census
 
 WINDS = ("E", "S", "W", "N")
 
 
+def _copy_containers(obj: Any, new: Any, *, own_dicts: tuple[str, ...] = ()) -> None:
+    """Give ``new`` its own copy of every list and set field of ``obj``, and of the dict
+    ``face_up_counts``. The lists named in ``own_dicts`` get copies of their dicts too (they are
+    changed in place); the others share their items (alerts are matched by identity when a
+    revealed hand's alerts are withdrawn; a result is never changed once made, and its
+    identity says when a new one came)."""
+    for f in fields(obj):
+        value = getattr(obj, f.name)
+        if isinstance(value, list):
+            setattr(new, f.name, [dict(x) for x in value] if f.name in own_dicts else list(value))
+        elif isinstance(value, set) or f.name == "face_up_counts":
+            setattr(new, f.name, copy.copy(value))
 
 
 @dataclass
-
-
-class SeatState:
+class HandSeat:
     """One seat during a hand. ``river`` entries: ``{"tile", "is_sideways", "is_tsumogiri",
-    "taken_by", "is_out_of_turn"}`` (a removed tile leaves the list)."""
+    "taken_by", "is_out_of_turn"}`` (a removed tile leaves the list); ``melds``
+    ``{"kind", "tiles", "called", "source"}``."""
 
     score: int
     river: list[dict] = field(default_factory=list)
     melds: list[dict] = field(default_factory=list)
     n_concealed: int = 0
-    has_drawn: bool = False       # holds 3n+2 tiles after a draw: must discard (or kan / tsumo)
+    has_drawn: bool = False       # holds 3n+2 tiles after a draw: must discard (or kan / win)
     must_discard: bool = False    # after chi / pon: discards without drawing
-    is_riichi: bool = False
-    riichi_index: int | None = None
     revealed: tuple[str, ...] | None = None
     win_tile: str | None = None
     discards_made: int = 0
-    norths: list[str] = field(default_factory=list)   # three-player: norths set aside (nuki)
-    # the alerts its revealed hand raised, as (keys, records) per reading: withdrawn if it is read again
-    reveal_alerts: tuple[tuple[frozenset, tuple[dict, ...]], ...] = ()
 
-    def clone(self) -> SeatState:
+    def clone(self) -> HandSeat:
         new = copy.copy(self)
-        new.river = [dict(r) for r in self.river]
-        new.melds = [dict(m) for m in self.melds]
-        new.norths = list(self.norths)
+        _copy_containers(self, new, own_dicts=("river", "melds"))
         return new
 
 
 @dataclass
+class HandState:
+    """Everything the tracker knows of a game, whatever the family. Treat as read-only outside
+    ``step``. ``phase``: idle, seating, walls, dice, play, win, draw, result, ended.
 
+    ``result_problem``: why a declared hand has no result yet, ``{"kind", "message"}`` with a
+    kind of :data:`controller.tracker.problems.KINDS` (None once there is a result)."""
 
-class GameState:
-    """Everything the tracker knows. Treat as read-only outside :func:`step`."""
+    SEAT: ClassVar[type[HandSeat]] = HandSeat
+    FAMILY: ClassVar[str] = ""
 
-    phase: str = "idle"        # idle, seating, walls, dice, play, win, draw, result, ended
+    phase: str = "idle"
     table: str = "t1"
     ruleset: str = "tenhou"
     players: tuple[str, ...] = ("", "", "", "")
@@ -64,7 +81,7 @@ class GameState:
     honba: int = 0
     sticks: int = 0
     hand_index: int = 0
-    seats: list[SeatState] = field(default_factory=list)
+    seats: list = field(default_factory=list)
     hand_start_scores: tuple[int, ...] = ()
     hand_start_sticks: int = 0
     rolls: list[tuple[int, ...]] = field(default_factory=list)
@@ -75,23 +92,15 @@ class GameState:
     lift_total: int = 0
     is_dealt: bool = False
     turn: int = 0
-    kan_pending: int | None = None              # seat owed a replacement draw (after a kan or a north)
-    replacement_reason: str = "kan"             # what the owed replacement draw is for: "kan" or "north"
-    early_replacement: bool = False             # a replacement tile seen taken before its kan
-    nine_terminals_seat: int | None = None
-    flips_owed: int = 0                         # kan indicators due at the next discard
-    flips_now: int = 0                          # kan indicators due at once (closed kan)
-    indicators: list[str] = field(default_factory=list)
-    ura: list[str] = field(default_factory=list)
+    early_replacement: bool = False             # a replacement tile seen taken before its kan / flower
     last_discard: tuple[int, int] | None = None  # (seat, river index)
-    last_kakan: tuple[int, str] | None = None    # (seat, tile) of the kan just made: robbable
-    timeline: list[tuple] = field(default_factory=list)
+    last_kakan: tuple[int, str] | None = None    # (seat, tile) of the kan (or north) just made: robbable
     is_first_go: bool = True                     # no call yet, first discards being made
     kans_by: list[int] = field(default_factory=list)
     winners: list[tuple[int, int]] = field(default_factory=list)  # (seat, from)
     draw_kind: str | None = None
     result: dict | None = None
-    result_error: str | None = None
+    result_problem: dict | None = None
     last_result: dict | None = None
     history: list[dict] = field(default_factory=list)   # the score sheet: one row per hand ended
     alerts: list[dict] = field(default_factory=list)
@@ -104,19 +113,22 @@ class GameState:
     first_dealer_chair: int = 0                 # the chair (as seated) of game seat 0
     seating_rolls: list[tuple[int, tuple[int, ...]]] = field(default_factory=list)   # (chair, dice)
 
-    def clone(self) -> GameState:
+    def clone(self) -> HandState:
         new = copy.copy(self)
+        _copy_containers(self, new)
         new.seats = [s.clone() for s in self.seats]
-        for name in ("rolls", "seating_rolls", "deal_left", "indicators", "ura", "timeline", "kans_by", "winners", "alerts",
-                     "corrections", "history"):
-            setattr(new, name, list(getattr(self, name)))
-        new.accounted = set(self.accounted)
-        new.unreported = set(self.unreported)
-        new.alert_keys = set(self.alert_keys)
-        new.face_up_counts = dict(self.face_up_counts)
         if self.wall is not None:
-            new.wall = _clone_wall(self.wall)
+            new.wall = clone_wall(self.wall)
         return new
+
+    def reset_hand(self) -> None:
+        """A family's own fields back to their start of a hand (the common ones are reset by
+        :func:`begin_hand`)."""
+
+    @property
+    def result_error(self) -> str | None:
+        """The readable message of ``result_problem`` (None when there is none)."""
+        return None if self.result_problem is None else self.result_problem["message"]
 
     @property
     def n_seats(self) -> int:
@@ -133,12 +145,10 @@ class GameState:
 
     @property
     def live_wall(self) -> int | None:
-        if self.wall is None:
-            return None
-        return self.wall.live_remaining
+        return None if self.wall is None else self.wall.live_remaining
 
 
-def _clone_wall(ws: WL.WallState) -> WL.WallState:
+def clone_wall(ws: WL.WallState) -> WL.WallState:
     """Copy a WallState: its containers hold only immutable slots and tiles."""
     new = copy.copy(ws)
     for name, value in vars(ws).items():
@@ -147,13 +157,8 @@ def _clone_wall(ws: WL.WallState) -> WL.WallState:
     return new
 
 
-def new_state() -> GameState:
-    """The tracker before any game: waits for ``StartGame``."""
-    return GameState()
-
-
-def alert(s: GameState, cmds: list, rule: str, seat: int | None, tile: str | None, message: str, *,
-           now: float = 0.0, key: Any = None, suggest: str | None = None, is_public: bool | None = None) -> None:
+def alert(s: HandState, cmds: list, rule: str, seat: int | None, tile: str | None, message: str, *,
+          now: float = 0.0, key: Any = None, suggest: str | None = None, is_public: bool | None = None) -> None:
     """Raise an integrity alert once per hand and key: kept in the state, sent as ``RaiseAlert``."""
     key = (s.hand_index, rule, seat, tile) if key is None else (s.hand_index, rule, key)
     if key in s.alert_keys:
@@ -169,37 +174,79 @@ def alert(s: GameState, cmds: list, rule: str, seat: int | None, tile: str | Non
     cmds.append(ev.RaiseAlert(alert=found, now=now))
 
 
-def begin_hand(s: GameState, cmds: list, now: float) -> None:
+def begin_hand(s: HandState, cmds: list, now: float) -> None:
     """A new hand at the current round and honba: shuffle and lift the next walls."""
     scores = [seat.score for seat in s.seats]
-    s.seats = [SeatState(score=x) for x in scores]
+    s.seats = [s.SEAT(score=x) for x in scores]
     s.hand_start_scores = tuple(scores)
     s.hand_start_sticks = s.sticks
     s.phase = "walls"
     s.rolls, s.deal_left, s.accounted, s.unreported = [], [], set(), set()
     s.wall, s.lift_total, s.turn, s.is_dealt = None, 0, s.dealer, False
-    s.kan_pending, s.flips_owed, s.flips_now, s.early_replacement = None, 0, 0, False
-    s.replacement_reason = "kan"
-    s.nine_terminals_seat = None
-    s.indicators, s.ura, s.last_discard, s.last_kakan = [], [], None, None
-    s.timeline, s.is_first_go, s.kans_by, s.winners = [], True, [], []
-    s.draw_kind, s.result, s.result_error = None, None, None
+    s.early_replacement = False
+    s.last_discard, s.last_kakan = None, None
+    s.is_first_go, s.kans_by, s.winners = True, [], []
+    s.draw_kind, s.result, s.result_problem = None, None, None
     s.face_up_counts = {}
+    s.reset_hand()
     cmds += [ev.Shuffle(now=now), ev.Lift(now=now)]
 
 
-def count(s: GameState, tiles: list[str]) -> None:
+def census_of(s: HandState) -> dict[str, int]:
+    """The table's set, kind by kind (the profile's tiles, the table's red fives among the fives)."""
+    out = dict(set_census(s.rules.procedures.tile_set, "none"))
+    for r in s.red_fives:
+        five = T.plain(r)
+        out[five] = out.get(five, 0) - 1
+        out[r] = out.get(r, 0) + 1
+    return {k: v for k, v in out.items() if v > 0}
+
+
+def count(s: HandState, tiles: list[str]) -> None:
     for t in tiles:
         s.face_up_counts[t] = s.face_up_counts.get(t, 0) + 1
 
 
-def uncount(s: GameState, tiles: list[str]) -> None:
+def uncount(s: HandState, tiles: list[str]) -> None:
     for t in tiles:
         if s.face_up_counts.get(t, 0) > 0:
             s.face_up_counts[t] -= 1
 
 
-def census(s: GameState, cmds: list, now: float, seat: int | None, tiles: list[str]) -> None:
+def census(s: HandState, cmds: list, now: float, seat: int | None, tiles: list[str]) -> None:
+    """``tiles`` turned face up: counted, and a fifth copy (or a red five too many) named."""
     count(s, tiles)
-    for rule, tile, message in IG.census_problems(s.face_up_counts, GR.census_of(s), tiles):
+    for rule, tile, message in IG.census_problems(s.face_up_counts, census_of(s), tiles):
         alert(s, cmds, rule, seat, tile, message, now=now)
+
+
+def matches(slot: Any, wall: int, stack: int) -> bool:
+    """Is ``slot`` (a ``WallSlot`` or None) the stack ``stack`` of wall ``wall``?"""
+    return slot is not None and slot.seat == wall and slot.stack == stack
+
+
+def live_end(s: HandState) -> Any:
+    """The last live slot (where a refill after a kan or flower takes its tile), or None."""
+    ws = s.wall
+    refilled = {t.slot for t in ws.refilled()}
+    for slot in reversed(ws.layout.draw_slots):
+        if slot not in s.accounted and slot not in refilled:
+            return slot
+    return None
+
+
+def ron_tile(s: HandState) -> str | None:
+    """The tile a ron takes: the kan tile just added or the north just set aside (robbing it),
+    or the last discard."""
+    if s.last_kakan is not None:
+        return s.last_kakan[1]
+    if s.last_discard is not None:
+        return s.seats[s.last_discard[0]].river[s.last_discard[1]]["tile"]
+    return None
+
+
+def ron_source(s: HandState) -> int | None:
+    """The seat a ron takes its tile from (the kan's or the discard's), or None."""
+    if s.last_kakan is not None:
+        return s.last_kakan[0]
+    return s.last_discard[0] if s.last_discard is not None else None

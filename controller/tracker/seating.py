@@ -1,16 +1,12 @@
-"""What every tracker (riichi: :mod:`controller.game`; Hong Kong / Chinese:
-:mod:`controller.tracker.fan.family`) does alike: the game seated (the first dealer rolled for at the
-table), the walls lifted (their counts checked against the profile), the dealer's dice and the
-break (the walls planned), the seat buttons, the set built again.
+"""The start of a game and of each hand, alike for every family: the game seated (the first
+dealer rolled for at the table), the walls lifted (their counts checked against the profile),
+the dealer's dice and the break (the walls planned), the set built again.
 
-The functions take either tracker's state (they use ``seating_rolls``, ``first_dealer_method``,
-``first_dealer_chair``, ``players``, ``seats``, ``phase``, ``dealer``, ``rolls``, ``wall``,
-``deal_left``, ``lift_total`` and ``rules``) and append the commands to ``cmds``.
+The functions take a :class:`controller.tracker.hand.HandState` and append their commands to ``cmds``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from controller import events as ev
@@ -18,7 +14,7 @@ from controller import integrity as IG
 from controller.rules import dice as DC
 from controller.rules import seating as SEAT
 from controller.rules import walls as WL
-from controller.tracker.hand import alert
+from controller.tracker.hand import HandState, alert, begin_hand
 
 
 class _NeedRoll(Exception):
@@ -27,37 +23,18 @@ class _NeedRoll(Exception):
         self.chair, self.n_dice = chair, n_dice
 
 
-def start(s: Any, fresh: Any, cmds: list, now: float, begin_hand: Callable[[Any, list, float], None]) -> None:
-    """The game starts with ``fresh`` (a new state of the tracker's kind): ``s`` becomes it, and the
-    first hand begins, or the chairs roll for the first dealer first."""
-    s.__dict__.update(fresh.__dict__)
-    if s.first_dealer_method in ("seated", "east"):
-        begin_hand(s, cmds, now)
-        return
-    s.phase = "seating"
-    seating_step(s, cmds, now, begin_hand)
+def start(fresh: HandState, cmds: list, now: float) -> HandState:
+    """The game starts with ``fresh`` (a new state of the family's kind): its first hand begins,
+    or the chairs roll for the first dealer first. Returns ``fresh``, under way."""
+    if fresh.first_dealer_method in ("seated", "east"):
+        begin_hand(fresh, cmds, now)
+        return fresh
+    fresh.phase = "seating"
+    seating_step(fresh, cmds, now)
+    return fresh
 
 
-def on_button(s: Any, e: ev.Button | ev.StaffDeclare, now: float, cmds: list, results: Any) -> None:
-    """A seat button, or the panel's declaration: ``dice``; ``ok`` confirms the result shown (or, when
-    the hands as seen give none, says so); ``tsumo`` / ``ron``; ``draw`` (nine terminals) where the
-    tracker's ``results`` module has it (riichi)."""
-    if e.action == "dice":
-        on_dice_button(s, e.seat, now, cmds)
-    elif e.action == "ok":
-        if s.phase == "result" and s.result is not None:
-            results.confirm(s, cmds, now)
-        elif s.phase in ("win", "draw", "result"):
-            results.unscorable_at_ok(s, cmds, now)
-    elif e.action == "tsumo":
-        results.declare_tsumo(s, e.seat, cmds, now)
-    elif e.action == "ron":
-        results.declare_ron(s, e.seat, cmds, now)
-    elif e.action == "draw" and hasattr(results, "declare_nine_terminals"):
-        results.declare_nine_terminals(s, e.seat, cmds, now)
-
-
-def seating_next(s: Any) -> tuple[int, int] | int:
+def seating_next(s: HandState) -> tuple[int, int] | int:
     """The chair that rolls next and its dice, or (an int) the first dealer's chair."""
     given = [dice for _chair, dice in s.seating_rolls]
 
@@ -72,7 +49,7 @@ def seating_next(s: Any) -> tuple[int, int] | int:
         return need.chair, need.n_dice
 
 
-def seating_step(s: Any, cmds: list, now: float, begin_hand: Callable[[Any, list, float], None]) -> None:
+def seating_step(s: HandState, cmds: list, now: float) -> None:
     """Ask the next chair to roll for the first dealer, or seat the game once it is decided and
     begin its first hand."""
     nxt = seating_next(s)
@@ -89,7 +66,7 @@ def seating_step(s: Any, cmds: list, now: float, begin_hand: Callable[[Any, list
     begin_hand(s, cmds, now)
 
 
-def on_stack_ready(s: Any, e: ev.StackReady, now: float, cmds: list) -> None:
+def on_stack_ready(fam: Any, s: HandState, e: ev.StackReady, now: float, cmds: list) -> None:
     """The set just played is built into walls again: it must add up to the whole set."""
     if s.phase == "ended":
         return
@@ -98,7 +75,7 @@ def on_stack_ready(s: Any, e: ev.StackReady, now: float, cmds: list) -> None:
         alert(s, cmds, "set_mismatch", None, None, problem, now=now, key=("set", now))
 
 
-def on_mcu_fault(s: Any, e: ev.McuFault, now: float, cmds: list) -> None:
+def on_mcu_fault(fam: Any, s: HandState, e: ev.McuFault, now: float, cmds: list) -> None:
     """The shuffler counted a wrong number of tiles in a lane (PROTOCOL.md ``lane_count``): the set
     being built again does not add up (a tile kept back, or one too many). The machine cycle
     halts on the fault; the tracker names it."""
@@ -109,7 +86,7 @@ def on_mcu_fault(s: Any, e: ev.McuFault, now: float, cmds: list) -> None:
           now=now, key=("set", now))
 
 
-def on_lift(s: Any, e: ev.LiftDone, now: float, cmds: list) -> None:
+def on_lift(fam: Any, s: HandState, e: ev.LiftDone, now: float, cmds: list) -> None:
     """The walls are up: their counts checked against the profile; the dealer's dice lamp lit."""
     if s.phase != "walls":
         return
@@ -120,7 +97,7 @@ def on_lift(s: Any, e: ev.LiftDone, now: float, cmds: list) -> None:
     cmds.append(ev.LightButton(seat=s.dealer, action="dice", now=now))
 
 
-def on_dice_button(s: Any, seat: int, now: float, cmds: list) -> None:
+def on_dice_button(s: HandState, seat: int, now: float, cmds: list) -> None:
     """A seat's dice button: that seat rolls if it is the one to roll now (for the first dealer,
     or for the break)."""
     if s.phase == "seating":
@@ -133,14 +110,14 @@ def on_dice_button(s: Any, seat: int, now: float, cmds: list) -> None:
             cmds.append(ev.RollDice(seat=seat, count=nxt[1], now=now))
 
 
-def on_dice(s: Any, e: ev.DiceResult, now: float, cmds: list, begin_hand: Callable[[Any, list, float], None]) -> Any:
+def on_dice(s: HandState, e: ev.DiceResult, now: float, cmds: list) -> Any:
     """The dice shown: a seating roll, or a roll of the break. Returns the walls' layout
     (``controller.rules.walls``) once the last roll of the break is in (play begins), else None."""
     if s.phase == "seating":
         nxt = seating_next(s)
         if isinstance(nxt, tuple) and nxt[0] == e.seat and len(e.dice) == nxt[1]:
             s.seating_rolls.append((e.seat, tuple(e.dice)))
-            seating_step(s, cmds, now, begin_hand)
+            seating_step(s, cmds, now)
         return None
     if s.phase != "dice":
         return None

@@ -137,7 +137,7 @@ def test_display_shows_a_hand_of_a_recorded_game(tmp_path, page, artifacts_dir):
 
 
 def test_display_shows_a_hong_kong_hand_in_fan_with_its_flowers(tmp_path, page, artifacts_dir):
-    """A Hong Kong hand (tracked by controller.game_fan) up to its result: the fan, the points and
+    """A Hong Kong hand (tracked by controller.tracker.fan.family) up to its result: the fan, the points and
     every seat's flowers set aside, as tile pictures."""
     from tests.controller.test_game_fan import hk_hand
     table = hk_hand()

@@ -25,7 +25,8 @@ from controller.rules import tenhou as TH
 from controller.rules import tiles as T
 from controller.rules import waits as WT
 from controller.rules.melds import Meld as RMeld
-from controller.rules.tilesets import census, census_for
+from controller.rules.tilesets import census_for
+from controller.tracker.hand import census_of, ron_tile
 
 if TYPE_CHECKING:
     from controller.tracker.riichi.state import GameState
@@ -52,15 +53,6 @@ def rules_meld(m: dict) -> RMeld:
         called = m.get("pon_called") or tiles[0]
     return RMeld(kind, tuple(tiles), called if kind != "ankan" else None,
                  m["source"] if kind != "ankan" else None)
-
-
-def ron_tile(s: GameState) -> str | None:
-    """The tile a ron takes: the kan tile just made (robbing a kan) or the last discard."""
-    if s.last_kakan is not None:
-        return s.last_kakan[1]
-    if s.last_discard is not None:
-        return s.seats[s.last_discard[0]].river[s.last_discard[1]]["tile"]
-    return None
 
 
 def log_hand(s: GameState, kind: str) -> TH.LogHand:
@@ -162,16 +154,6 @@ def log_hand(s: GameState, kind: str) -> TH.LogHand:
     # three players: the tracker numbers rounds 3 to a wind (E1..E3 = 0..2, S1 = 3), as the game flow does
     return TH.LogHand(s.hand_index, s.round, s.honba, s.hand_start_sticks, tuple(s.hand_start_scores),
                       list(s.indicators) or ["1z"], ura, haipai, events, result, players=n, rounds_per_wind=n)
-
-
-def census_of(s: GameState) -> dict[str, int]:
-    base = census(s.rules.procedures.tile_set, "none")
-    out = dict(base)
-    for r in s.red_fives:
-        five = T.plain(r)
-        out[five] = out.get(five, 0) - 1
-        out[r] = out.get(r, 0) + 1
-    return {k: v for k, v in out.items() if v > 0}
 
 
 def _noten_filler(pool: Counter, n: int, melds: list[RMeld]) -> list[str]:

@@ -1,34 +1,26 @@
-"""The game tracker at a hand's end: declarations (tsumo, ron, nine terminals), revealed hands,
-the result from the rules engine's replay, its confirmation and the game flow, and the staff's
-corrections and void hand. Handlers of :mod:`controller.game`."""
+"""The riichi tracker at a hand's end: declarations (tsumo, ron, nine terminals), revealed
+hands, the confirmation of the result and the game flow after it, and the corrections only
+riichi has (an indicator). Handlers of the riichi family."""
 
 from __future__ import annotations
 
 from controller import events as ev
 from controller import integrity as IG
 from controller.rules import flow as FL
-from controller.rules import tenhou as TH
 from controller.rules import tiles as T
 from controller.rules.draws import is_nine_terminals
-from controller.rules.replay import replay_hand
 from controller.rules.settlement import settle
-from controller.tracker.hand import GameState, alert, begin_hand, census, uncount
+from controller.tracker import problems as PB
+from controller.tracker.hand import alert, begin_hand, census, ron_source, ron_tile, uncount
 from controller.tracker.riichi import play as PLAY
-from controller.tracker.riichi import record as GR
+from controller.tracker.riichi.scoring import compute_result
+from controller.tracker.riichi.state import GameState
+from controller.tracker.staff import claim_tsumo, sheet_row
 
 
 def declare_tsumo(s: GameState, seat_no: int, cmds: list, now: float) -> None:
-    if s.phase != "play":
-        return
-    seat = s.seats[seat_no]
-    PLAY.infer_draw(s, seat_no, cmds, now)
-    if s.turn != seat_no or not seat.has_drawn:
-        alert(s, cmds, "inconsistent", seat_no, None, f"seat {seat_no} declares tsumo without a drawn tile",
-               now=now)
-        return
-    s.winners = [(seat_no, seat_no)]
-    s.phase = "win"
-    _watch_ura(s, cmds, now)
+    if claim_tsumo(s, seat_no, cmds, now, infer_draw=PLAY.infer_draw, name="tsumo"):
+        _watch_ura(s, cmds, now)
 
 
 def declare_ron(s: GameState, seat_no: int, cmds: list, now: float) -> None:
@@ -37,13 +29,8 @@ def declare_ron(s: GameState, seat_no: int, cmds: list, now: float) -> None:
     if not (s.phase == "play" or (s.phase in ("draw", "result") and on_draw)
             or (s.phase in ("win", "result") and on_ron)):
         return   # a ron beats a draw on the same discard (houtei), and a second ron joins the first
-    if s.last_kakan is not None:
-        src = s.last_kakan[0]
-    elif s.last_discard is not None:
-        src = s.last_discard[0]
-    else:
-        return
-    if src == seat_no or any(w[0] == seat_no for w in s.winners):
+    src = ron_source(s)
+    if src is None or src == seat_no or any(w[0] == seat_no for w in s.winners):
         return
     _settle_undo_riichi_for_ron(s, src)
     s.winners.append((seat_no, src))
@@ -80,7 +67,7 @@ def declare_nine_terminals(s: GameState, seat_no: int, cmds: list, now: float) -
         PLAY.infer_draw(s, seat_no, cmds, now)
     if s.phase != "play" or s.turn != seat_no or not seat.has_drawn or not s.is_first_go or seat.discards_made:
         alert(s, cmds, "inconsistent", seat_no, None,
-               f"seat {seat_no} declares a draw (nine terminals) but it is not its first draw", now=now)
+              f"seat {seat_no} declares a draw (nine terminals) but it is not its first draw", now=now)
         return
     if not s.rules.abort_nine_terminals:
         return
@@ -124,11 +111,11 @@ def _on_revealed(s: GameState, e: ev.HandRevealed, now: float, cmds: list) -> No
     tiles = list(e.tiles)
     win_tile = e.win_tile
     if is_ron:
-        ron_tile = GR.ron_tile(s)
-        if len(tiles) == seat.n_concealed and ron_tile is not None and win_tile not in tiles:
-            tiles.append(win_tile or ron_tile)   # the ron tile was left lying in the river
+        rt = ron_tile(s)
+        if len(tiles) == seat.n_concealed and rt is not None and win_tile not in tiles:
+            tiles.append(win_tile or rt)   # the ron tile was left lying in the river
         if win_tile is None:
-            win_tile = ron_tile
+            win_tile = rt
     want = seat.n_concealed + (1 if is_ron else 0)
     if s.draw_kind == "nine_terminals":
         want = 14
@@ -148,15 +135,15 @@ def _on_revealed(s: GameState, e: ev.HandRevealed, now: float, cmds: list) -> No
     seat.win_tile = win_tile
     if n != want or n % 3 == 0:
         alert(s, cmds, "wrong_hand_size", e.seat, None,
-               f"seat {e.seat} reveals {n} tiles where {want} belong: this hand may not win", now=now)
+              f"seat {e.seat} reveals {n} tiles where {want} belong: this hand may not win", now=now)
         seat.revealed = None
         if is_winner:
             s.winners = [w for w in s.winners if w[0] != e.seat]
             if not s.winners and s.draw_kind is None:
                 s.phase = "result"
                 s.result = None
-                s.result_error = (f"seat {e.seat}'s win is refused (wrong hand size): "
-                                  "staff to correct the hand or void the hand")
+                s.result_problem = PB.problem(PB.WRONG_HAND_SIZE, f"seat {e.seat}'s win is refused (wrong hand "
+                                              "size): staff to correct the hand or void the hand")
                 return
     else:
         census(s, cmds, now, e.seat, IG.new_face_up_of_reveal(s, e.seat, tiles))
@@ -178,77 +165,6 @@ def _on_revealed(s: GameState, e: ev.HandRevealed, now: float, cmds: list) -> No
     compute_result(s, cmds, now)
 
 
-def _ready_for_result(s: GameState) -> str | None:
-    """None when the result can be computed, else what is still awaited."""
-    if s.draw_kind is None and not s.winners:
-        return "a winner whose hand can score"
-    if s.phase == "win" and s.draw_kind is None:
-        for w, _src in s.winners:
-            if s.seats[w].revealed is None:
-                return f"seat {w}'s hand"
-        if any(s.seats[w].is_riichi for w, _ in s.winners) and s.rules.has_ura_dora:
-            if len([u for u in s.ura if u]) < len(s.indicators):
-                return "the ura indicators"
-    return None
-
-
-def compute_result(s: GameState, cmds: list, now: float) -> None:
-    waiting = _ready_for_result(s)
-    if waiting is not None:
-        s.result = None
-        if s.result_error is None or s.result_error.startswith("waiting"):
-            s.result_error = f"waiting for {waiting}"
-        return
-    kind = s.draw_kind or "win"
-    if kind == "win":
-        _choose_unread_tsumo_tile(s)
-    try:
-        hand = GR.log_hand(s, kind)
-        out = replay_hand(hand, s.rules, source=s.table)
-    except (TH.LogError, ValueError, KeyError, IndexError) as err:
-        # not an alert yet: the camera looks on at the hands laid down and may read them right
-        # (unscorable_at_ok raises it when the players want to confirm and still cannot)
-        s.result = None
-        s.result_error = f"the hand cannot be scored as seen: {err}"
-        s.phase = "result" if s.phase != "win" else s.phase
-        return
-    out["hand"] = s.hand_index
-    s.result = out
-    s.result_error = None
-    s.phase = "result"
-    cmds.append(ev.Show(what="result", data=out, now=now))
-
-
-def _choose_unread_tsumo_tile(s: GameState) -> None:
-    """A tsumo hand revealed without the reader naming its drawn tile. The winner sets it apart
-    at the right end of the row: when the other tiles lie in order, the last one is it.
-    Otherwise take the reading that scores best (the winner would point it out) and note it
-    as a correction for staff to check."""
-    for w, src in s.winners:
-        seat = s.seats[w]
-        if w != src or seat.win_tile is not None or seat.revealed is None:
-            continue
-        rest = list(seat.revealed[:-1])
-        if rest == T.sorted_tiles(rest):
-            seat.win_tile = seat.revealed[-1]
-            continue
-        best = None
-        for tile in dict.fromkeys(seat.revealed):
-            seat.win_tile = tile
-            try:
-                out = replay_hand(GR.log_hand(s, "win"), s.rules, source=s.table)
-            except (TH.LogError, ValueError, KeyError, IndexError):
-                continue
-            win = out["wins"][0]
-            key = (win["points"], win["han"], win["fu"])
-            if best is None or key > best[0]:
-                best = (key, tile)
-        seat.win_tile = best[1] if best else None
-        if best:
-            s.corrections.append({"what": "win_tile", "reason": "the drawn tile was not set apart: best reading",
-                                  "data": {"seat": w, "tile": best[1]}, "hand_index": s.hand_index})
-
-
 def confirm(s: GameState, cmds: list, now: float) -> None:
     """Apply the shown result; the rules engine's game flow says what comes next."""
     out = s.result
@@ -262,14 +178,13 @@ def confirm(s: GameState, cmds: list, now: float) -> None:
         sticks = s.hand_start_sticks
     else:
         sticks = s.hand_start_sticks + sum(1 for seat in s.seats if seat.is_riichi and seat.riichi_index == -1)
-    flow_cls = getattr(FL, "GameScore", None) or FL.GameState   # the rules engine's game flow
-    flow = flow_cls(scores=before, round=s.round, honba=s.honba, sticks=sticks)
+    flow = FL.GameScore(scores=before, round=s.round, honba=s.honba, sticks=sticks)
     nxt = flow.finish_hand(out["outcome"], deltas, rules, winners=[w["seat"] for w in out.get("wins", [])],
                            dealer_tenpai=bool(out.get("tenpai", [False] * 4)[s.dealer]))
     for seat, score in zip(s.seats, nxt.scores, strict=True):
         seat.score = score
     s.last_result = out
-    _sheet_row(s, out["outcome"], deltas)
+    sheet_row(s, out["outcome"], deltas)
     s.result = None
     s.sticks = nxt.sticks
     if nxt.is_over:
@@ -284,71 +199,14 @@ def confirm(s: GameState, cmds: list, now: float) -> None:
     begin_hand(s, cmds, now)
 
 
-def _sheet_row(s: GameState, outcome: str, deltas: list[int]) -> None:
-    """One line of the score sheet: the hand that ended, how, and every seat's score after it."""
-    s.history.append({"hand": s.hand_index, "round": FL.round_name(s.round, s.n_seats), "honba": s.honba,
-                      "outcome": outcome,
-                      "deltas": list(deltas), "scores": [x.score for x in s.seats]})
-
-
-def unscorable_at_ok(s: GameState, cmds: list, now: float) -> None:
-    """OK pressed (or the result confirmed) while the hands as seen give no result: now it is an
-    alert, for the staff to correct the hand (or void it)."""
-    if s.result is None and s.result_error and s.result_error.startswith("the hand cannot be scored"):
-        alert(s, cmds, "inconsistent", None, None, f"{s.result_error}; staff to correct the hand or void it",
-              now=now, key=("result", s.result_error[:80]))
-
-
-def on_confirm(s: GameState, e: ev.ConfirmResult, now: float, cmds: list) -> None:
-    if s.phase == "result" and s.result is not None and e.hand_index == s.hand_index:
-        confirm(s, cmds, now)
-    elif e.hand_index == s.hand_index and s.phase in ("win", "draw", "result"):
-        unscorable_at_ok(s, cmds, now)
-
-
-def on_void(s: GameState, e: ev.VoidHand, now: float, cmds: list) -> None:
-    if s.phase in ("idle", "ended"):
-        return
-    for seat, score in zip(s.seats, s.hand_start_scores, strict=True):
-        seat.score = score
-    s.sticks = s.hand_start_sticks
-    _sheet_row(s, "void", [0] * len(s.seats))
-    s.corrections.append({"what": "void_hand", "reason": e.reason, "hand_index": s.hand_index, "now": now})
-    begin_hand(s, cmds, now)
-
-
-def on_correction(s: GameState, e: ev.Correction, now: float, cmds: list) -> None:
-    s.corrections.append({"what": e.what, "reason": e.reason, "data": e.data, "hand_index": s.hand_index,
-                          "now": now})
-    d = e.data
-    try:
-        if e.what == "hand":
-            seat = s.seats[int(d["seat"])]
-            seat.revealed = tuple(T.check(t) for t in d["tiles"])
-            seat.win_tile = d.get("win_tile")
-        elif e.what == "discard":
-            PLAY.fix_discard(s, int(d["seat"]), int(d["index"]), T.check(d["tile"]))
-        elif e.what == "indicator":
-            k = int(d.get("index", 0))
-            target = s.ura if d.get("is_ura") else s.indicators
-            tile = T.check(d["tile"])
-            if not 0 <= k <= len(target):
-                raise ValueError(f"indicator index {k}: {len(target)} indicator(s) are known")
-            if k == len(target):
-                target.append(tile)
-            else:
-                target[k] = tile
-        elif e.what == "scores":
-            for seat, x in zip(s.seats, d["scores"], strict=True):
-                seat.score = int(x)
-        elif e.what == "winner":
-            s.winners = [(int(d["seat"]), int(d.get("from", d["seat"])))]
-            s.phase = "win"
-        else:
-            return
-    except (KeyError, TypeError, ValueError, IndexError) as err:
-        alert(s, cmds, "inconsistent", None, None, f"correction {e.what!r} could not be applied: {err}", now=now,
-               key=("correction", len(s.corrections)))
-        return
-    if s.phase in ("win", "draw", "result"):
-        compute_result(s, cmds, now)
+def correct_indicator(s: GameState, d: dict, now: float, cmds: list) -> None:
+    """Staff set an indicator (``index``, ``tile``, ``is_ura``): one already read, or the next one."""
+    k = int(d.get("index", 0))
+    target = s.ura if d.get("is_ura") else s.indicators
+    tile = T.check(d["tile"])
+    if not 0 <= k <= len(target):
+        raise ValueError(f"indicator index {k}: {len(target)} indicator(s) are known")
+    if k == len(target):
+        target.append(tile)
+    else:
+        target[k] = tile
