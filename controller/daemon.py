@@ -5,10 +5,15 @@ Every input (firmware frames, GPIO lines, camera reads, panel actions) arrives a
 
 1. commits it to the event store (``controller.storage``): nothing is applied or shown
    before it is on disk;
-2. applies it to the pure state machines (``Core``: the game tracker ``controller.tracker`` and
-   the machine cycle ``controller.cycle``), which return commands;
-3. sends the commands to the parts (MCU, lamps, camera, panel), and publishes the new state
-   to the panel's WebSocket clients.
+2. applies it to the pure state machines (``Core``, :mod:`controller.daemon_core`: the game
+   tracker ``controller.tracker`` and the machine cycle ``controller.cycle``), which return
+   commands;
+3. sends the commands to the parts (MCU, lamps, camera, panel), and hands the panel's hub the
+   new read model (:class:`controller.panel.facade.ReadModel`).
+
+The panel reaches the daemon only through :class:`PanelDoor` (the panel's
+:class:`controller.panel.facade.Table`: ``snapshot()``, ``submit(event)``, ``status()``); it
+never imports this module.
 
 On start the state is rebuilt by replaying the whole log through the same ``Core``; the
 commands of replayed events are dropped (they were carried out the first time).
@@ -24,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
-import importlib
 import logging
 import signal
 import time
@@ -33,9 +37,14 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from controller import events as ev
-from controller.config import Config, TableError
+from controller.config import Config, PanelConfig, TableError
+from controller.daemon_core import Core
 from controller.daemon_sys import TRAFFIC, SystemdNotifier
+from controller.panel.facade import ReadModel
+from controller.panel.hub import PanelHub
 from controller.storage import EventStore, StorageError
+
+__all__ = ["Core", "Daemon", "PanelDoor", "Part"]
 
 log = logging.getLogger(__name__)
 
@@ -61,135 +70,6 @@ class Part(Protocol):
     def status(self) -> dict[str, Any]: ...
 
 
-_IMPORT_ERRORS: dict[str, str] = {}
-
-
-def _optional(module: str) -> Any | None:
-    """Import a module of another part if this build has it (and it imports); else None, said loudly."""
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as err:
-        if err.name and module.startswith(err.name):
-            return None
-        _IMPORT_ERRORS[module] = f"{module} cannot be imported: {err}"
-    except ImportError as err:
-        _IMPORT_ERRORS[module] = f"{module} cannot be imported: {err}"
-    log.error("%s; running without it", _IMPORT_ERRORS[module])
-    return None
-
-
-class Core:
-    """The pure side the loop drives: game tracker + machine cycle, and the table view.
-
-    ``apply(event)`` returns the commands; it never does I/O. Used alike by the live loop,
-    by the rebuild on start, by ``tablectl export`` and by tests.
-    """
-
-    def __init__(self, table: str, ruleset: str) -> None:
-        self.table, self.ruleset = table, ruleset
-        self.game = _optional("controller.tracker")
-        self.cycle = _optional("controller.cycle")
-        self.game_state: Any = self._initial(self.game)
-        self.cycle_state: Any = self._initial(self.cycle)
-        self.machine: dict[str, Any] = {"state": "idle", "reason": "", "faults": [], "lid_open": False,
-                                        "estop": False, "link": "unknown"}
-        self.applied = 0
-        self.last_event_kind = ""
-        self.machine_from_cycle = False     # set by the daemon when a part runs the cycle's commands
-        self.errors: list[str] = [msg for name, msg in _IMPORT_ERRORS.items()
-                                  if name in ("controller.tracker", "controller.cycle")]
-
-    def _initial(self, module: Any) -> Any:
-        if module is None:
-            return None
-        for name in ("initial_state", "new_state", "initial"):
-            factory = getattr(module, name, None)
-            if callable(factory):
-                try:
-                    return factory()
-                except TypeError:
-                    return factory(table=self.table)
-        state_cls = getattr(module, "State", None) or getattr(module, "GameState", None) or getattr(
-            module, "CycleState", None)
-        return state_cls() if state_cls is not None else None
-
-    def apply(self, event: ev.Event) -> list[ev.Command]:
-        commands: list[ev.Command] = []
-        game_cmds = self._step("game_state", self.game, event)
-        commands.extend(game_cmds)
-        commands.extend(self._step("cycle_state", self.cycle, event))
-        for cmd in game_cmds:
-            if isinstance(cmd, ev.Lift):  # the game asks for the next walls; the cycle decides when
-                commands.extend(self._step("cycle_state", self.cycle, cmd))
-        self._machine(event)
-        self.applied += 1
-        self.last_event_kind = event.KIND
-        return commands
-
-    def _step(self, attr: str, module: Any, event: Any) -> list[ev.Command]:
-        step = getattr(module, "step", None) if module is not None else None
-        if step is None:
-            return []
-        try:
-            new_state, cmds = step(getattr(self, attr), event, event.now)
-        except (ValueError, KeyError, TypeError, IndexError, AttributeError) as err:
-            # A tracker bug or an event it cannot take must not stop the table: keep the
-            # state as it was and say so (the event itself is safely stored).
-            msg = f"{module.__name__}.step could not take {event.KIND}: {err}"
-            log.warning(msg)
-            self.errors = (self.errors + [msg])[-20:]
-            return []
-        setattr(self, attr, new_state)
-        return list(cmds or ())
-
-    def _machine(self, event: ev.Event) -> None:
-        """Machine status for the panel (faults, e-stop, lid, link); the cycle owns the motors."""
-        m = self.machine
-        if isinstance(event, ev.McuFault):
-            m["state"], m["reason"] = "halted", f"{event.code}: {event.detail}".rstrip(": ")
-            m["faults"] = (m["faults"] + [{"code": event.code, "detail": event.detail, "now": event.now}])[-20:]
-        elif isinstance(event, ev.EStop):
-            m["estop"] = event.is_pressed
-            if event.is_pressed:
-                m["state"], m["reason"] = "halted", "emergency stop pressed"
-        elif isinstance(event, ev.Lid):
-            m["lid_open"] = event.is_open
-        elif isinstance(event, ev.LinkLost):
-            m["link"] = "lost"
-            m["state"], m["reason"] = "halted", f"MCU link lost {event.reason}".strip()
-        elif isinstance(event, ev.LinkRestored):
-            m["link"] = "ok"
-        elif isinstance(event, ev.Reset):
-            if not m["estop"]:
-                m["state"], m["reason"] = "idle", ""
-        elif isinstance(event, (ev.StackReady, ev.LiftDone, ev.DiceResult)) and m["state"] != "halted":
-            m["state"] = {"mcu.stack_ready": "walls built", "mcu.lift_done": "walls lifted",
-                          "mcu.dice_result": "playing"}[event.KIND]
-        if self.machine_from_cycle and self.cycle_state is not None:
-            # a firmware part carries out the cycle's commands: the cycle is the machine's truth
-            m["state"] = getattr(self.cycle_state, "state", m["state"])
-            m["reason"] = getattr(self.cycle_state, "reason", m["reason"])
-
-    def view(self) -> dict[str, Any]:
-        """The state for ``GET /api/state`` and the panel (see contracts/table-api.md)."""
-        from controller.panel.view import table_view
-        return table_view(self)
-
-
-def _plain(obj: Any) -> Any:
-    """A dataclass/namedtuple state as plain data (for the panel), else as is."""
-    import dataclasses
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: _plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-    if isinstance(obj, tuple | list):
-        return [_plain(v) for v in obj]
-    if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
-    if hasattr(obj, "value") and hasattr(obj, "name") and type(obj).__module__ != "builtins":
-        return obj.value
-    return obj
-
-
 @dataclass
 class _Item:
     source: str
@@ -203,7 +83,6 @@ class Daemon:
 
     def __init__(self, cfg: Config, store: EventStore, *, parts: Sequence[Part] = (),
                  notifier: SystemdNotifier | None = None, clock: Callable[[], float] = time.monotonic) -> None:
-        from controller.panel.hub import PanelHub
         self.cfg = cfg
         self.store = store
         self.parts = list(parts)
@@ -211,7 +90,8 @@ class Daemon:
         self.clock = clock
         self.core = Core(cfg.table.name, cfg.game.ruleset)
         self.core.machine_from_cycle = any(getattr(p, "runs_machine_cycle", False) for p in self.parts)
-        self.hub = PanelHub(self)
+        self.hub = PanelHub()
+        self.door = PanelDoor(self)
         self._queue: asyncio.Queue[_Item] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop = asyncio.Event()
@@ -275,8 +155,12 @@ class Daemon:
         commands = self.core.apply(event)
         for command in commands:
             self._dispatch(command, stored.seq)
-        self.hub.publish()
+        self.publish()
         return stored.seq
+
+    def publish(self) -> None:
+        """Hand the panel's hub the read model of the state as it is now."""
+        self.hub.publish(ReadModel.of(self.core.view(), self.store.last_seq))
 
     def _dispatch(self, command: ev.Command, seq: int, depth: int = 0) -> None:
         if isinstance(command, ev.RaiseAlert):
@@ -289,7 +173,7 @@ class Daemon:
             log.warning("alert %s seat=%s tile=%s: %s", alert.rule, alert.seat, alert.tile, alert.message)
             return
         if isinstance(command, ev.Show):
-            self.hub.show(command.what, command.data)
+            self.hub.show(command.what, command.data, self.store.last_seq)
         handled = False
         for part in self.parts:
             try:
@@ -330,9 +214,10 @@ class Daemon:
         self.hub.evidence.update(self.store.evidence_kept())
         log.info("state rebuilt from %d events in %.3f s", n, time.monotonic() - t0)
         server_task = None
+        self.publish()
         if self.cfg.panel.enabled:
             from controller.panel.server import start_panel
-            server_task, self.panel_url = await start_panel(self)
+            server_task, self.panel_url = await start_panel(self.door)
         self._server_task = server_task
         started: list[Part] = []
         status = 0
@@ -366,7 +251,7 @@ class Daemon:
                     log.warning("part %s did not stop cleanly: %s", part.name, err)
             if server_task is not None:
                 from controller.panel.server import stop_panel
-                await stop_panel(self, server_task)
+                await stop_panel(server_task)
             self.notifier.close()
             log.info("stopped")
         return status
@@ -425,3 +310,56 @@ class Daemon:
     def snapshot(self) -> dict[str, Any]:
         """A deep copy of the current view (for tests and the bench)."""
         return copy.deepcopy(self.hub.state)
+
+
+class PanelDoor:
+    """The daemon as the panel sees it (:class:`controller.panel.facade.Table`): the read model as
+    last published, staff actions submitted to the loop, the staff view's status, the camera's
+    picture and the evidence frames. Nothing else of the daemon is reachable from the panel."""
+
+    def __init__(self, daemon: Daemon) -> None:
+        self._daemon = daemon
+        self.hub = daemon.hub
+        self.table_name = daemon.cfg.table.name
+
+    @property
+    def panel(self) -> PanelConfig:
+        return self._daemon.cfg.panel
+
+    def snapshot(self) -> dict[str, Any]:
+        return self.hub.state or self._daemon.core.view()
+
+    async def submit(self, event: ev.Event) -> int:
+        return await self._daemon.submit("panel", event)
+
+    def now(self) -> float:
+        return self._daemon.now()
+
+    def status(self) -> dict[str, Any]:
+        d = self._daemon
+        parts = {}
+        for part in d.parts:
+            try:
+                parts[part.name] = part.status()
+            except Exception as err:  # noqa: BLE001 - a status call must not break the staff view
+                parts[part.name] = {"error": str(err)}
+        return {
+            "table": d.cfg.table.name, "backend": d.cfg.table.backend,
+            "machine": d.core.machine, "parts": parts, "tracker_errors": d.core.errors,
+            "part_errors": d.part_errors,
+            "events": d.store.last_seq, "head_hash": d.store.head_hash,
+            "evidence": {str(k): v for k, v in d.hub.evidence.items()},
+            "uptime_s": round(time.time() - d.started_at, 1), "clients": d.hub.n_clients,
+        }
+
+    def picture(self) -> bytes | None:
+        for part in self._daemon.parts:
+            picture = getattr(part, "calibration_jpeg", None) or getattr(part, "latest_jpeg", None)
+            if picture is not None:
+                jpeg = picture()
+                if jpeg:
+                    return jpeg
+        return None
+
+    def evidence_path(self, name: str):
+        return self._daemon.store.evidence_path(name)

@@ -45,7 +45,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from controller import events as ev
 
 if TYPE_CHECKING:
-    from controller.daemon import Daemon
+    from controller.panel.facade import Table
 
 log = logging.getLogger(__name__)
 
@@ -186,8 +186,9 @@ def staff_event(action: str, body: dict[str, Any], *, table: str, now: float) ->
     raise BadRequest(f"unknown staff action {action!r}", 404)
 
 
-def create_app(daemon: Daemon, *, token: str | None = None) -> Starlette:
-    cfg = daemon.cfg.panel
+def create_app(table: Table, *, token: str | None = None) -> Starlette:
+    """The panel's web app over the daemon's narrow door (:class:`controller.panel.facade.Table`)."""
+    cfg = table.panel
     gate = StaffGate(cfg.token if token is None else token, max_failures=cfg.max_failures,
                      window_s=cfg.failure_window_s)
 
@@ -198,12 +199,12 @@ def create_app(daemon: Daemon, *, token: str | None = None) -> Starlette:
         return FileResponse(STATIC / "staff.html")
 
     async def api_state(request: Request) -> Response:
-        return JSONResponse(daemon.hub.state or daemon.core.view())
+        return JSONResponse(table.snapshot())
 
     async def websocket(ws: WebSocket) -> None:
         await ws.accept()
         import asyncio
-        sender = asyncio.create_task(daemon.hub.serve(ws.send_text))
+        sender = asyncio.create_task(table.hub.serve(ws.send_text))
         try:
             while True:
                 msg = await ws.receive()
@@ -221,43 +222,27 @@ def create_app(daemon: Daemon, *, token: str | None = None) -> Starlette:
         action = request.path_params["action"]
         try:
             body = await _json_body(request)
-            event = staff_event(action, body, table=daemon.cfg.table.name, now=daemon.now())
+            event = staff_event(action, body, table=table.table_name, now=table.now())
         except BadRequest as err:
             return JSONResponse({"error": str(err)}, status_code=err.status)
-        seq = await daemon.submit("panel", event)
+        seq = await table.submit(event)
         log.info("staff %s accepted", action, extra={"seq": seq, "client": request.client.host
                                                      if request.client else "?"})
-        return JSONResponse({"ok": True, "seq": seq, "state": daemon.hub.state})
+        return JSONResponse({"ok": True, "seq": seq, "state": table.snapshot()})
 
     async def staff_status(request: Request) -> Response:
         refused = gate.check(request)
         if refused is not None:
             return refused
-        parts = {}
-        for part in daemon.parts:
-            try:
-                parts[part.name] = part.status()
-            except Exception as err:  # noqa: BLE001 - a status call must not break the staff view
-                parts[part.name] = {"error": str(err)}
-        return JSONResponse({
-            "table": daemon.cfg.table.name, "backend": daemon.cfg.table.backend,
-            "machine": daemon.core.machine, "parts": parts, "tracker_errors": daemon.core.errors,
-            "part_errors": daemon.part_errors,
-            "events": daemon.store.last_seq, "head_hash": daemon.store.head_hash,
-            "rulesets": rulesets(), "evidence": {str(k): v for k, v in daemon.hub.evidence.items()},
-            "uptime_s": round(time.time() - daemon.started_at, 1), "clients": daemon.hub.n_clients,
-        })
+        return JSONResponse({**table.status(), "rulesets": rulesets()})
 
     async def calibration(request: Request) -> Response:
         refused = gate.check(request)
         if refused is not None:
             return refused
-        for part in daemon.parts:
-            picture = getattr(part, "calibration_jpeg", None) or getattr(part, "latest_jpeg", None)
-            if picture is not None:
-                jpeg = picture()
-                if jpeg:
-                    return Response(jpeg, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+        jpeg = table.picture()
+        if jpeg:
+            return Response(jpeg, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
         return JSONResponse({"error": "no camera picture yet"}, status_code=404)
 
     async def evidence(request: Request) -> Response:
@@ -265,7 +250,7 @@ def create_app(daemon: Daemon, *, token: str | None = None) -> Starlette:
         if refused is not None:
             return refused
         name = request.path_params["name"]
-        path = daemon.store.evidence_path(name) if "/" not in name and ".." not in name else None
+        path = table.evidence_path(name) if "/" not in name and ".." not in name else None
         if path is None:
             return JSONResponse({"error": f"no evidence frame {name!r} (unknown or rotated)"}, status_code=404)
         return FileResponse(path, media_type="image/jpeg")

@@ -1,8 +1,10 @@
 """Fan the table's state out to the panel's WebSocket clients.
 
-``publish()`` runs in the daemon's loop after each applied event: it rebuilds the view and,
-when it changed, wakes every client's writer. A writer always sends the newest state
-(intermediate states are coalesced), so a slow screen never holds the loop back.
+The daemon calls ``publish(model)`` in its loop after each applied event with the new
+:class:`~controller.panel.facade.ReadModel`; when it changed, every client's writer wakes. A
+writer always sends the newest state (intermediate states are coalesced), so a slow screen
+never holds the loop back. ``show()`` keeps what the game asked to show (a result, the
+settlement), sent with the state.
 """
 
 from __future__ import annotations
@@ -11,10 +13,9 @@ import asyncio
 import json
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from controller.daemon import Daemon
+from controller.panel.facade import ReadModel
 
 log = logging.getLogger(__name__)
 
@@ -26,8 +27,7 @@ class _Client:
 
 
 class PanelHub:
-    def __init__(self, daemon: Daemon) -> None:
-        self.daemon = daemon
+    def __init__(self) -> None:
         self.state: dict[str, Any] = {}
         self.message = "{}"
         self.version = 0
@@ -39,18 +39,18 @@ class PanelHub:
     def n_clients(self) -> int:
         return len(self._clients)
 
-    def show(self, what: str, data: dict[str, Any]) -> None:
-        """A ``Show`` command from the game: kept and shown with the state."""
-        self.shown[what] = {**data, "seq": self.daemon.store.last_seq}
+    def show(self, what: str, data: dict[str, Any], seq: int) -> None:
+        """A ``Show`` command from the game (``seq``: the event that made it): kept and shown with the state."""
+        self.shown[what] = {**data, "seq": seq}
 
-    def publish(self) -> None:
-        state = self.daemon.core.view()
+    def publish(self, model: ReadModel) -> None:
+        state = dict(model.state)
         state["shown"] = self.shown
         if state == self.state and self.version:
             return
         self.state = state
         self.version += 1
-        self.message = json.dumps({"type": "state", "version": self.version, "seq": self.daemon.store.last_seq,
+        self.message = json.dumps({"type": "state", "version": self.version, "seq": model.seq,
                                    "t_wall": time.time(), "state": state}, ensure_ascii=False)
         for client in self._clients:
             client.wake.set()

@@ -19,7 +19,7 @@ import uvicorn
 from controller.config import ConfigError
 
 if TYPE_CHECKING:
-    from controller.daemon import Daemon
+    from controller.panel.facade import Table
 
 log = logging.getLogger(__name__)
 
@@ -48,17 +48,18 @@ def bind(host: str, port: int, *, fallback: bool) -> socket.socket:
     return sock
 
 
-async def start_panel(daemon: Daemon) -> tuple[asyncio.Task, str]:
+async def start_panel(table: Table) -> tuple[asyncio.Task, str]:
+    """Serve the panel for ``table`` (the daemon's narrow door) in this loop; returns the server's
+    task and the panel's address."""
     from controller.panel.app import create_app
-    cfg = daemon.cfg.panel
+    cfg = table.panel
     sock = bind(cfg.host, cfg.port, fallback=cfg.port_fallback)
     host, port = sock.getsockname()[:2]
     shown_host = f"[{host}]" if ":" in host else host
     url = f"http://{shown_host}:{port}/"
-    config = uvicorn.Config(create_app(daemon), log_level="warning", lifespan="off", access_log=False,
+    config = uvicorn.Config(create_app(table), log_level="warning", lifespan="off", access_log=False,
                             timeout_graceful_shutdown=2, ws_ping_interval=10, ws_ping_timeout=10)
     server = _Server(config)
-    daemon.hub.publish()
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started:
         if task.done():
@@ -70,7 +71,7 @@ async def start_panel(daemon: Daemon) -> tuple[asyncio.Task, str]:
     return task, url
 
 
-async def stop_panel(daemon: Daemon, task: asyncio.Task) -> None:
+async def stop_panel(task: asyncio.Task) -> None:
     server: _Server = task.server  # type: ignore[attr-defined]
     server.should_exit = True
     try:

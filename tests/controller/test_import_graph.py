@@ -131,3 +131,13 @@ def test_controller_has_no_import_circle() -> None:
     assert "controller.daemon" in graph and graph["controller.daemon"], "the graph reads the real tree"
     cycles = find_cycles(graph)
     assert cycles == [], "import circles in controller/: " + "; ".join(" <-> ".join(c) for c in cycles)
+
+
+def test_the_panel_never_imports_the_daemon() -> None:
+    # the narrow door: the panel reaches the daemon only through controller.panel.facade
+    # (TYPE_CHECKING imports count here too: the panel is typed against the facade)
+    for path in sorted((ROOT / PACKAGE / "panel").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+        names |= {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        assert not any(n == "controller.daemon" or n.startswith("controller.daemon.") for n in names), path
