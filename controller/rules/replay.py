@@ -63,7 +63,7 @@ def rules_for_log(game: LogGame, name: str | None = None) -> RuleSet:
 
 class _Seat:
     __slots__ = ("hand", "melds", "river", "called_away", "riichi", "double_riichi", "ippatsu",
-                 "riichi_pending", "drawn_any", "discarded_any", "pao", "north")
+                 "riichi_pending", "drawn_any", "discarded_any", "pao", "north", "kan_from")
 
     def __init__(self, haipai: list[str]) -> None:
         self.hand = list(haipai)
@@ -77,6 +77,7 @@ class _Seat:
         self.drawn_any = False
         self.discarded_any = False
         self.pao: tuple[str, int] | None = None
+        self.kan_from: int | None = None   # the seat whose discard this seat made an open kan of (till it discards)
         self.north = 0
 
 
@@ -107,7 +108,14 @@ def replay_hand(h: LogHand, rules: RuleSet, source: str = "<log>", scores: Seque
     last = None
     deposits = [0] * n
     pending = -1  # seat whose riichi discard is not yet answered
+    kan_standing = False  # a kan was just made: it breaks ippatsu once it stands (not robbed)
     for ev in h.events:
+        if kan_standing:
+            # the kan was not robbed (chankan): now it breaks everybody's ippatsu. A ron on the
+            # added tile comes before this and keeps the robber's ippatsu (一発 + 搶槓).
+            for other in seats:
+                other.ippatsu = False
+            kan_standing = False
         # a riichi discard that was not ronned puts its stick down before anything else happens
         if pending >= 0:
             seats[pending].riichi_pending = False
@@ -126,6 +134,7 @@ def replay_hand(h: LogHand, rules: RuleSet, source: str = "<log>", scores: Seque
             except ValueError:
                 _remove(st, ev.tile, where, ev.seat)  # raises the LogError naming the tile
             st.river.append(ev.tile)
+            st.kan_from = None
             if st.ippatsu and not ev.is_riichi:
                 st.ippatsu = False
             if ev.is_riichi:
@@ -152,6 +161,8 @@ def replay_hand(h: LogHand, rules: RuleSet, source: str = "<log>", scores: Seque
             for other in seats:
                 other.ippatsu = False
             _note_pao(st, m, rules)
+            if m.kind == "kan":
+                st.kan_from = m.source
         elif isinstance(ev, Kan):
             st = seats[ev.seat]
             m = ev.meld
@@ -167,8 +178,7 @@ def replay_hand(h: LogHand, rules: RuleSet, source: str = "<log>", scores: Seque
                     raise LogError(f"{where}: seat {ev.seat} adds {ev.added} to a pon it does not have")
                 st.melds[idx] = m
             clean_first_turn = False
-            for other in seats:
-                other.ippatsu = False
+            kan_standing = True
         elif isinstance(ev, Nuki):
             st = seats[ev.seat]
             _remove(st, ev.tile, where, ev.seat)
@@ -353,6 +363,10 @@ def _score_one(h: LogHand, rules: RuleSet, seats: list[_Seat], seat: int, from_s
         pao_seat = st.pao[1]
         per = 12000 if rules.has_big_yakuman_base else 8000
         pao_base = score.base if rules.pao_other_yakuman == "all" else per * _yakuman_units(score, st.pao[0])
+    if is_tsumo and is_rinshan and rules.has_rinshan_pao and st.kan_from is not None and pao_seat is None:
+        # 大明槓嶺上開花包牌 (S002:L274-278): paid as a ron by the discarder of the open kan's tile
+        pay = WinPayment(seat, score.base, st.kan_from, st.kan_from, 0)
+        return score, pay, ron_amount(score.base, is_dealer=seat == h.dealer)
     pay = WinPayment(seat, score.base, None if is_tsumo else from_seat, pao_seat, pao_base)
     if is_tsumo:
         d, o = tsumo_amounts(score.base, is_dealer=seat == h.dealer, rules=rules)

@@ -90,6 +90,7 @@ class RuleSet:
     honba_tsumo_each: int = 100
     pao_yakuman: tuple[str, ...] = ("daisangen", "daisuushii")
     pao_other_yakuman: str = "all"
+    has_rinshan_pao: bool = False   # 大明槓嶺上開花包牌: a rinshan win after an open kan is the kan's discarder's ron
     double_ron: str = "all"
     triple_ron: str = "abort"
     # [draws]
@@ -137,7 +138,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
                "has_pinfu_tsumo_30fu", "has_rinshan_tsumo_fu", "kuikae", "kan_dora_timing", "has_kan_dora",
                "has_ura_dora", "has_nagashi_mangan", "riichi_min_live_tiles"),
     "payments": ("riichi_cost", "honba_ron", "honba_tsumo_each", "pao_yakuman", "pao_other_yakuman",
-                 "double_ron", "triple_ron"),
+                 "has_rinshan_pao", "double_ron", "triple_ron"),
     "draws": ("noten_total", "abort_four_winds", "abort_four_kans", "abort_four_riichi", "abort_triple_ron",
               "abort_nine_terminals", "abort_closed_kan_riichi", "abortive_dealer"),
     "settlement": ("return_points", "uma", "rounding", "ties", "leftover_sticks_to_first"),

@@ -298,11 +298,24 @@ def _score(concealed, win_tile, melds, is_tsumo, seat_wind, round_wind, is_riich
             if nu:
                 yaku = _add(yaku, "ura_dora", nu)
     names = [n for n, _ in yaku]
+    extra_fu = 0
+    if sanma and rules.north in ("yakuhai", "both") and round_wind != "4z" and "chiitoitsu" not in names \
+            and sum(1 for t in concealed if t == "4z") == 2:
+        # two norths can only be the pair: a valued pair (2 fu), which no pinfu hand has. mahjong
+        # values the real round wind only, so the pair is valued here (pinfu's own fu given back)
+        extra_fu = 2
+        if "pinfu" in names:
+            yaku = [(n, h) for n, h in yaku if n != "pinfu"]
+            names.remove("pinfu")
+            extra_fu += 2 if is_tsumo else 0
+            if not any(n not in ("dora", "aka_dora", "ura_dora") for n in names):
+                return WinScore(error=HandError.NO_YAKU)
+        fu = max(round_fu(sum(d["fu"] for d in result.fu_details) + extra_fu), 30 if is_open else 20)
     if rules.has_chiitoitsu_50fu and "chiitoitsu" in names:
         yaku = [(n, 1 if n == "chiitoitsu" else h) for n, h in yaku]
         fu = 50
     if not rules.has_rinshan_tsumo_fu and is_rinshan and result.fu_details:
-        raw = sum(d["fu"] for d in result.fu_details if d["reason"] != "tsumo")
+        raw = sum(d["fu"] for d in result.fu_details if d["reason"] != "tsumo") + extra_fu - (2 if extra_fu > 2 else 0)
         fu = max(round_fu(raw), 30 if is_open else 20)
     han = sum(h for _, h in yaku)
     yaku_han = sum(h for n, h in yaku if n not in ("dora", "aka_dora", "ura_dora"))

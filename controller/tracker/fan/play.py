@@ -57,7 +57,8 @@ def draw_tile(s: FanState, seat_no: int, *, cmds: list, now: float, inferred: bo
         reason = s.repl_owed.pop(owed)[1]
         if reason == "kan":
             seat.has_drawn = True
-    s.last_kakan = None
+    if owed is None:
+        s.last_kakan = None   # an added kong stays robbable until its maker discards
     return True
 
 

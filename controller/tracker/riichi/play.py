@@ -46,7 +46,8 @@ def draw_tile(s: GameState, seat_no: int, *, rinshan: bool, cmds: list, now: flo
     seat = s.seats[seat_no]
     seat.has_drawn = True
     s.turn = seat_no
-    s.last_kakan = None
+    if not rinshan:
+        s.last_kakan = None   # the kan (or north) just made stays robbable until its maker discards
     if rinshan:
         s.kan_pending = None
         s.replacement_reason = "kan"

@@ -32,6 +32,12 @@ def declare_ron(s: GameState, seat_no: int, cmds: list, now: float) -> None:
     src = ron_source(s)
     if src is None or src == seat_no or any(w[0] == seat_no for w in s.winners):
         return
+    if s.last_kakan is not None and s.timeline and s.timeline[-1][:2] == ("draw", src) and s.timeline[-1][2]:
+        # the kan (or north) is robbed after its replacement tile was seen taken: that tile goes
+        # back, and the ron takes the kan's tile
+        s.timeline.pop()
+        s.seats[src].n_concealed -= 1
+        s.seats[src].has_drawn = False
     _settle_undo_riichi_for_ron(s, src)
     s.winners.append((seat_no, src))
     s.winners.sort(key=lambda w: (w[0] - src) % s.n_seats)
