@@ -37,50 +37,12 @@ importable from ``controller.events``.
 
 from __future__ import annotations
 
-from controller.events.base import (
-    ALERT_RULES,
-    BUTTON_ACTIONS,
-    COMMAND_KINDS,
-    EVENT_KINDS,
-    MELD_KINDS,
-    SEATS,
-    Command,
-    Event,
-    EventError,
-)
-from controller.events.commands import Lift, LightButton, RaiseAlert, RollDice, Show, Shuffle, WatchSlot
-from controller.events.inputs import (
-    Button,
-    CentreDone,
-    DiceResult,
-    EStop,
-    Lid,
-    LiftDone,
-    LinkLost,
-    LinkRestored,
-    McuFault,
-    StackReady,
-)
-from controller.events.records import from_record, to_record
-from controller.events.seen import (
-    Discard,
-    DiscardRemoved,
-    FlowerSetAside,
-    HandRevealed,
-    IndicatorRevealed,
-    Meld,
-    RiichiStick,
-    WallBack,
-    WallStackTaken,
-)
-from controller.events.staff import Alert, ConfirmResult, Correction, Reset, StaffDeclare, StartGame, VoidHand
+from controller.events import base, commands, inputs, records, seen, staff
+from controller.events.base import *  # noqa: F403
+from controller.events.commands import *  # noqa: F403
+from controller.events.inputs import *  # noqa: F403
+from controller.events.records import *  # noqa: F403
+from controller.events.seen import *  # noqa: F403
+from controller.events.staff import *  # noqa: F403
 
-__all__ = [
-    "EventError", "Event", "Command", "EVENT_KINDS", "COMMAND_KINDS", "to_record", "from_record",
-    "BUTTON_ACTIONS", "MELD_KINDS", "ALERT_RULES", "SEATS",
-    "Button", "Lid", "EStop", "StackReady", "LiftDone", "DiceResult", "McuFault", "LinkLost",
-    "LinkRestored", "CentreDone", "Discard", "DiscardRemoved", "RiichiStick", "IndicatorRevealed", "WallStackTaken",
-    "WallBack", "Meld", "HandRevealed", "FlowerSetAside", "StartGame", "Correction", "ConfirmResult",
-    "VoidHand", "Reset", "StaffDeclare", "Alert",
-    "RollDice", "Lift", "Shuffle", "LightButton", "WatchSlot", "Show", "RaiseAlert",
-]
+__all__ = [*base.__all__, *commands.__all__, *inputs.__all__, *records.__all__, *seen.__all__, *staff.__all__]

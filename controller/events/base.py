@@ -36,13 +36,15 @@ ALERT_RULES = (
     "inconsistent", "no_yaku", "not_tenpai", "wrong_indicator",
 )
 
+__all__ = ["ALERT_RULES", "BUTTON_ACTIONS", "COMMAND_KINDS", "EVENT_KINDS", "MELD_KINDS", "SEATS", "Command", "Event", "EventError"]
+
 SEATS = range(4)
 
 
 
 @dataclass(frozen=True, kw_only=True)
-class Event:
-    """Base of every input event. ``now``: monotonic seconds when the part saw it."""
+class _Record:
+    """What events and commands share: a registered ``KIND``, ``now``, validation when built."""
 
     KIND: ClassVar[str] = ""
     now: float = 0.0
@@ -56,17 +58,13 @@ class Event:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Command:
+class Event(_Record):
+    """Base of every input event. ``now``: monotonic seconds when the part saw it."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Command(_Record):
     """Base of every command the game returns for the daemon to carry out."""
-
-    KIND: ClassVar[str] = ""
-    now: float = 0.0
-
-    def __post_init__(self) -> None:
-        validate(self)
-
-    def _check(self) -> str | None:
-        return None
 
 
 EVENT_KINDS: dict[str, type[Event]] = {}

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from controller.events.base import Command, register
 from controller.events.staff import Alert
 
+__all__ = ["Lift", "LightButton", "RaiseAlert", "RollDice", "Show", "Shuffle", "WatchSlot"]
+
 
 @register("cmd.roll_dice")
 @dataclass(frozen=True, kw_only=True)

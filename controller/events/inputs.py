@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 from controller.events.base import Event, check_action, register
 
+__all__ = ["Button", "CentreDone", "DiceResult", "EStop", "Lid", "LiftDone", "LinkLost", "LinkRestored", "McuFault", "StackReady"]
+
 
 @register("button")
 @dataclass(frozen=True, kw_only=True)

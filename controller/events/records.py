@@ -10,6 +10,8 @@ from typing import Any
 
 from controller.events.base import COMMAND_KINDS, EVENT_KINDS, Command, Event, EventError, hints_of
 
+__all__ = ["from_record", "to_record"]
+
 
 def _to_json(value: Any) -> Any:
     if isinstance(value, (Event, Command)):

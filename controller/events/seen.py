@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 from controller.events.base import MELD_KINDS, Event, register
 
+__all__ = ["Discard", "DiscardRemoved", "FlowerSetAside", "HandRevealed", "IndicatorRevealed", "Meld", "RiichiStick", "WallBack", "WallStackTaken"]
+
 
 @register("vision.discard")
 @dataclass(frozen=True, kw_only=True)

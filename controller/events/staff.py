@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 from controller.events.base import ALERT_RULES, Event, check_action, register
 
+__all__ = ["Alert", "ConfirmResult", "Correction", "Reset", "StaffDeclare", "StartGame", "VoidHand"]
+
 
 @register("staff.start_game")
 @dataclass(frozen=True, kw_only=True)

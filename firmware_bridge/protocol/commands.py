@@ -20,6 +20,8 @@ from firmware_bridge.protocol.kinds import (
 )
 from firmware_bridge.protocol.wire import PROTOCOL_VERSION, FieldError, LengthError
 
+__all__ = ["Bye", "Centre", "Command", "Config", "Deal", "Display", "EvAck", "Event", "FlipDora", "GetStatus", "Hello", "JobCommand", "Lift", "Message", "Ping", "Reply", "ResetFault", "RollDice", "Shuffle", "Stop"]
+
 # --------------------------------------------------------------------------- messages
 
 _REGISTRY: dict[int, type[Message]] = {}

@@ -20,6 +20,8 @@ from firmware_bridge.protocol.wire import (
     crc32c,
 )
 
+__all__ = ["Frame", "FrameDecoder", "decode_frame", "encode", "encode_raw", "message_fields"]
+
 # --------------------------------------------------------------------------- frames
 
 @dataclass(frozen=True)

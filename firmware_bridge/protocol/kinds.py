@@ -8,6 +8,8 @@ import struct
 
 from firmware_bridge.protocol.wire import FieldError, LengthError
 
+__all__ = ["BOOL", "I8", "I16", "JOB", "SEAT", "SEAT_OR_ALL", "TILE_SET", "U8", "U16", "U32", "WALL_MASK", "Fixed", "Int", "Kind", "List", "Text"]
+
 # --------------------------------------------------------------------------- field kinds
 
 class Kind:

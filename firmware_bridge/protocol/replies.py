@@ -24,6 +24,8 @@ from firmware_bridge.protocol.kinds import (
     Text,
 )
 
+__all__ = ["ACK_ACCEPTED", "ACK_DONE", "ACK_DUPLICATE", "ACK_REJECTED", "ACK_STATUS_NAMES", "BUTTON_ACTIONS", "CAPABILITIES", "COMMAND_TYPES", "FAULT_CODES", "FAULT_NAMES", "FAULT_TEXT", "MESSAGE_TYPES", "NO_DETAIL", "REJECT_CODES", "REJECT_NAMES", "SET_STATE_NAMES", "STATE_NAMES", "Ack", "Boot", "DiceResult", "Done", "Fault", "Identify", "LiftDone", "Pong", "SeatButton", "ShuffleDone", "Status"]
+
 # MCU -> host: replies -----------------------------------------------------------
 
 ACK_DONE, ACK_ACCEPTED, ACK_REJECTED = 0, 1, 2

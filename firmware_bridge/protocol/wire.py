@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from firmware_bridge.errors import BridgeError
 
+__all__ = ["CHECK_VALUE", "MAX_FRAME", "PROTOCOL_VERSION", "ChecksumError", "FieldError", "FramingError", "LengthError", "ProtocolError", "UnknownMessage", "cobs_decode", "cobs_encode", "crc32c"]
+
 PROTOCOL_VERSION = 1
 MAX_FRAME = 96            # bytes of decoded payload (type .. crc); longer input is garbage
 CHECK_VALUE = 0xE3069283  # crc32c(b"123456789")
