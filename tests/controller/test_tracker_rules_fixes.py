@@ -26,3 +26,41 @@ def test_a_ron_after_the_norths_replacement_was_taken_robs_the_north():
     want = replay_hand(t.log_hand(0, 0, 0, 0, (35000,) * 3, won(1, 0)), RULES)
     assert s.result == want and want["deltas"][:3] == [-1600, 1600, 0]
     assert isinstance(t.log[-1], TH.Nuki)
+
+
+def test_why_a_hand_has_no_result_is_a_coded_kind():
+    """``result_problem`` is ``{"kind", "message"}``; /api/state shows both (the message as before)."""
+    from controller import events as ev
+    from controller import tracker as G
+    from controller.rules import tiles as T
+    from controller.tracker import problems as PB
+    from tests.controller.test_game import misread_first_reveal
+    from tests.controller.test_game_fan import hk_hand
+    from tests.controller.test_game_fan import play as fan_play
+    from tests.controller.test_game_fan import start as fan_start
+
+    _want, events, _true, _wrong, misread, end = misread_first_reveal()
+    assert misread.result_problem["kind"] == PB.UNSCORABLE
+    pub = G.public_state(misread)
+    assert pub["result_problem_kind"] == "unscorable" and pub["result_problem"] == misread.result_error
+    s, _ = fan_start("hk")
+    t = hk_hand()
+    s, _ = fan_play(t.events[:-1] + [ev.HandRevealed(seat=2, tiles=tuple(T.parse("111m222m99m56z")), now=t.now)], s)
+    assert s.result_problem["kind"] == PB.NO_WIN and G.public_state(s)["result_problem_kind"] == "no_win"
+
+
+def test_problem_kinds_are_checked():
+    import pytest
+
+    from controller.tracker import problems as PB
+    with pytest.raises(ValueError, match="not one of"):
+        PB.problem("bad_luck", "no")
+
+
+def test_one_dora_function_in_the_product():
+    import re
+
+    from tests.paths import REPO
+    found = [p for pkg in ("controller", "firmware_bridge", "vision", "hardware") for p in (REPO / pkg).rglob("*.py")
+             if re.search(r"^\s*def dora_of\b|_DORA_NEXT\s*=", p.read_text(encoding="utf-8"), re.M)]
+    assert [p.relative_to(REPO).as_posix() for p in found] == ["controller/rules/dora.py"]
