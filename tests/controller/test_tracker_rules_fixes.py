@@ -64,3 +64,20 @@ def test_one_dora_function_in_the_product():
     found = [p for pkg in ("controller", "firmware_bridge", "vision", "hardware") for p in (REPO / pkg).rglob("*.py")
              if re.search(r"^\s*def dora_of\b|_DORA_NEXT\s*=", p.read_text(encoding="utf-8"), re.M)]
     assert [p.relative_to(REPO).as_posix() for p in found] == ["controller/rules/dora.py"]
+
+
+def test_the_tracker_follows_a_robbed_added_kan_with_ippatsu():
+    """The chankan-ippatsu hand of tests/controller/rules/test_replay_rules_fixes.py, as the table
+    reports it (a perfect firmware link and camera): the tracker's result is the replay's, ippatsu
+    included (riichi, ippatsu, chankan, pinfu, ittsu: haneman)."""
+    from controller import tracker as G
+    from controller.rules.replay import replay_game
+    from hardware.sim import script as S
+    from tests.controller.rules.test_replay_rules_fixes import _HAIPAI, _KAKAN, _hand, _to_riichi_then
+
+    hand = _hand(_HAIPAI, _to_riichi_then([TH.Draw(2, "5p"), TH.Kan(2, _KAKAN, "5p")]), 1, 2)
+    game = TH.LogGame([hand], rule={"disp": "chankan ippatsu", "aka": 0}, names=["A", "B", "C", "D"])
+    (want,) = replay_game(game)
+    s, _ = G.replay_events(S.events_of(S.build_script(game)))
+    assert s.alerts == [] and s.last_result == want
+    assert ["ippatsu", 1] in s.last_result["wins"][0]["yaku"] and s.last_result["deltas"] == [0, 13000, -12000, 0]
