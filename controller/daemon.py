@@ -35,7 +35,7 @@ from typing import Any, Protocol
 from controller import events as ev
 from controller.config import Config, TableError
 from controller.daemon_sys import TRAFFIC, SystemdNotifier
-from controller.storage import EventStore, StorageError
+from controller.storage import EventStore, StorageError, StorageFull
 
 log = logging.getLogger(__name__)
 
@@ -221,6 +221,8 @@ class Daemon:
         self._status_line = ""
         self.part_errors: dict[str, str] = {}
         self._server_task: asyncio.Task | None = None
+        from controller.daemon_disk import DiskGuard
+        self.disk = DiskGuard(self)     # a full disk halts the table until space is back
 
     # -- inputs ---------------------------------------------------------------------------
 
@@ -283,7 +285,11 @@ class Daemon:
             alert = command.alert
             if depth > 2:
                 return
-            alert_seq = self.accept("integrity", alert)
+            try:
+                alert_seq = self.accept("integrity", alert)
+            except StorageFull as err:
+                self.disk.halt(_Item("integrity", alert), err)
+                return
             if alert_seq is not None:
                 self._keep_evidence(alert_seq, alert)
             log.warning("alert %s seat=%s tile=%s: %s", alert.rule, alert.seat, alert.tile, alert.message)
@@ -389,6 +395,7 @@ class Daemon:
                         self._handle(self._queue.get_nowait())
                 else:
                     get.cancel()
+                self.disk.tick()
                 if self._server_task is not None and self._server_task.done() and self.is_healthy:
                     # the panel died under us: say so and let the watchdog restart the daemon
                     self.is_healthy = False
@@ -404,13 +411,23 @@ class Daemon:
             stop_wait.cancel()
 
     def _handle(self, item: _Item) -> None:
+        if self.disk.holding(item):
+            return
         try:
             seq = self.accept(item.source, item.event, item.src_seq)
+        except StorageFull as err:
+            self.disk.halt(item, err)
+            return
         except StorageError as err:
             self.is_healthy = False
             if item.future is not None and not item.future.done():
                 item.future.set_exception(err)
             raise
+        except Exception as err:  # noqa: BLE001 - one bad event must not stop the table
+            log.exception("event %s from %s could not be taken", item.event.KIND, item.source)
+            if item.future is not None and not item.future.done():
+                item.future.set_exception(err)
+            return
         if item.future is not None and not item.future.done():
             item.future.set_result(seq)
 

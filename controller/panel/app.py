@@ -49,6 +49,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from controller import events as ev
 from controller.bodies import MAX_BODY_BYTES, BodyError, fields, integer, parse_body, plain_data, text
+from controller.config import TableError
+from controller.storage import StorageFull
 
 if TYPE_CHECKING:
     from controller.daemon import Daemon
@@ -259,7 +261,14 @@ def create_app(daemon: Daemon, *, token: str | None = None) -> Starlette:
             check_applies(action, body, daemon.hub.state or daemon.core.view())
         except BadRequest as err:
             return JSONResponse({"error": str(err)}, status_code=err.status)
-        seq = await daemon.submit("panel", event)
+        if daemon.disk.message:
+            return JSONResponse({"error": daemon.disk.message}, status_code=503, headers={"Retry-After": "5"})
+        try:
+            seq = await daemon.submit("panel", event)
+        except StorageFull as err:
+            return JSONResponse({"error": str(err)}, status_code=503, headers={"Retry-After": "5"})
+        except (TableError, ValueError, TypeError) as err:
+            return JSONResponse({"error": f"the table cannot take this {action}: {err}"}, status_code=400)
         log.info("staff %s accepted", action, extra={"seq": seq, "client": request.client.host
                                                      if request.client else "?"})
         return JSONResponse({"ok": True, "seq": seq, "state": daemon.hub.state})
@@ -279,6 +288,7 @@ def create_app(daemon: Daemon, *, token: str | None = None) -> Starlette:
             "machine": daemon.core.machine, "parts": parts, "tracker_errors": daemon.core.errors,
             "part_errors": daemon.part_errors,
             "events": daemon.store.last_seq, "head_hash": daemon.store.head_hash,
+            "head_anchor": daemon.store.anchor_state(), "disk": daemon.disk.status(),
             "rulesets": rulesets(), "evidence": {str(k): v for k, v in daemon.hub.evidence.items()},
             "uptime_s": round(time.time() - daemon.started_at, 1), "clients": daemon.hub.n_clients,
         })

@@ -46,6 +46,9 @@ class PanelHub:
     def publish(self) -> None:
         state = self.daemon.core.view()
         state["shown"] = self.shown
+        disk = getattr(self.daemon, "disk", None)
+        if disk is not None and disk.message:      # a full disk halts the table (controller.daemon_disk)
+            state["machine"] = {**state.get("machine", {}), "state": "halted", "reason": disk.message}
         if state == self.state and self.version:
             return
         self.state = state
