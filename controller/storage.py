@@ -223,6 +223,7 @@ class EventStore:
     def _check_database(cls, conn: sqlite3.Connection, path: Path) -> None:
         result = [r[0] for r in conn.execute("PRAGMA quick_check").fetchall()]
         if result != ["ok"]:
+            result = [" ".join(r.replace("*** in database main ***", "").split()) for r in result]
             where = ""
             try:
                 cls._scan_chain(conn, path)
