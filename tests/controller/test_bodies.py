@@ -85,3 +85,16 @@ def test_random_mutations_raise_only_body_error():
         else:
             assert isinstance(body, dict)
             json.dumps(body, allow_nan=False)   # whatever passes is storable
+
+
+@pytest.mark.parametrize("command", ["replay", "demo"])
+def test_a_deeply_nested_log_file_is_refused_without_a_traceback(tmp_path, command):
+    import subprocess
+    import sys
+    path = tmp_path / "deep.json"
+    path.write_text('{"log": ' + "[" * 200000 + "]" * 200000 + "}")
+    args = [command, str(path)] if command == "replay" else [command, "--script", str(path)]
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", *args], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert str(path) in proc.stderr
