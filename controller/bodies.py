@@ -37,9 +37,10 @@ _OPEN, _CLOSE, _QUOTE, _BACKSLASH = frozenset(b"[{"), frozenset(b"]}"), 0x22, 0x
 class BodyError(TableError, ValueError):
     """A request body that cannot apply; ``status`` is the HTTP status to answer with (4xx)."""
 
-    def __init__(self, message: str, status: int = 400) -> None:
+    def __init__(self, message: str, status: int = 400, *, detail: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.detail = dict(detail or {})     # extra fields for the answer (e.g. what to name)
 
 
 def nesting_depth(raw: bytes) -> int:

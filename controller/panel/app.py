@@ -154,7 +154,8 @@ def check_applies(action: str, body: dict[str, Any], view: dict[str, Any]) -> No
         if running is not None and given != running:
             players = ", ".join(str(seat.get("name", "")) for seat in view.get("seats") or [])
             raise BadRequest(f"a game is in progress ({running}; {players}); to replace it, send "
-                             f"\"replace_game\": \"{running}\" with the new game", 409)
+                             f"\"replace_game\": \"{running}\" with the new game", 409,
+                             detail={"replace_game": running})
         if running is None and given is not None:
             raise BadRequest("field 'replace_game': no game is in progress to replace", 409)
     elif action == "confirm":
@@ -260,7 +261,7 @@ def create_app(daemon: Daemon, *, token: str | None = None) -> Starlette:
             event = staff_event(action, body, table=daemon.cfg.table.name, now=daemon.now())
             check_applies(action, body, daemon.hub.state or daemon.core.view())
         except BadRequest as err:
-            return JSONResponse({"error": str(err)}, status_code=err.status)
+            return JSONResponse({"error": str(err), **err.detail}, status_code=err.status)
         if daemon.disk.message:
             return JSONResponse({"error": daemon.disk.message}, status_code=503, headers={"Retry-After": "5"})
         try:

@@ -175,12 +175,12 @@ def test_a_game_in_progress_is_replaced_only_when_named(table):
     before = panel_rows(data)
     res = _staff(url, "start_game", VALID["start_game"])
     assert res.status_code == 409 and "a game is in progress" in res.json()["error"]
-    named = res.json()["error"].split('"replace_game": "')[1].split('"')[0]
-    assert panel_rows(data) == before
+    named = res.json()["replace_game"]
+    assert f'"replace_game": "{named}"' in res.json()["error"] and panel_rows(data) == before
     assert _staff(url, "start_game", {**VALID["start_game"], "replace_game": "E9 hand 99"}).status_code == 409
     res = _staff(url, "start_game", {**VALID["start_game"], "replace_game": named})
     if res.status_code == 409:           # the game moved on between the two requests: name it again
-        named = res.json()["error"].split('"replace_game": "')[1].split('"')[0]
+        named = res.json()["replace_game"]
         res = _staff(url, "start_game", {**VALID["start_game"], "replace_game": named})
     assert res.status_code == 200 and panel_rows(data) == before + 1
     res = _staff(url, "confirm", {"hand_index": -1})
