@@ -440,14 +440,18 @@ class EventStore:
         safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in label)[:40]
         name = f"{seq:08d}-{safe}.jpg"
         tmp = self.evidence_dir / (name + ".tmp")
-        with open(tmp, "wb") as fh:
-            fh.write(jpeg)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.evidence_dir / name)
-        self._conn.execute("INSERT OR REPLACE INTO evidence(name, seq, bytes) VALUES (?, ?, ?)",
-                           (name, seq, len(jpeg)))
-        self.rotate_evidence()
+        try:
+            with open(tmp, "wb") as fh:
+                fh.write(jpeg)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.evidence_dir / name)
+            self._conn.execute("INSERT OR REPLACE INTO evidence(name, seq, bytes) VALUES (?, ?, ?)",
+                               (name, seq, len(jpeg)))
+            self.rotate_evidence()
+        except (OSError, sqlite3.Error) as err:       # a full disk: the frame is not kept, the event is
+            tmp.unlink(missing_ok=True)
+            raise StorageError(f"evidence {name} not kept: {err}") from err
         return name
 
     def rotate_evidence(self) -> list[str]:
