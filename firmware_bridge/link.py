@@ -34,13 +34,15 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import serial
 
 from firmware_bridge import protocol as p
 from firmware_bridge.errors import BridgeError, LinkError, LinkTimeout
 from firmware_bridge.keeper import KEEPER_SEQ, Keeper
+from firmware_bridge.link_types import LinkLost, LinkStats, LinkUp, McuEvent, _Pending
+
+__all__ = ["JOB_WINDOW", "MAX_QUEUED", "TRAFFIC", "Link", "LinkLost", "LinkStats", "LinkUp", "McuEvent"]
 
 log = logging.getLogger(__name__)
 TRAFFIC = 5      # log level for per-frame traffic (below DEBUG)
@@ -51,52 +53,6 @@ MAX_QUEUED = 128
 # At most this many job commands between the oldest unanswered one and the newest sent, so a
 # retransmitted job is still in the MCU's job table (>= 2 x JOB_WINDOW entries, PROTOCOL.md).
 JOB_WINDOW = 16
-
-
-@dataclass(frozen=True)
-class LinkUp:
-    """The MCU answered ``hello``. ``rebooted``: its boot id changed since the last LinkUp."""
-    port: str
-    identify: p.Identify
-    rebooted: bool
-
-
-@dataclass(frozen=True)
-class LinkLost:
-    """The link went down (port error, port gone, MCU silent); it keeps trying to come back."""
-    port: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class McuEvent:
-    """A new (not duplicated) event from the MCU."""
-    msg: p.Event
-    at: float          # monotonic seconds when it arrived
-
-
-@dataclass
-class _Pending:
-    msg: p.Command
-    seq: int
-    frame: bytes
-    future: concurrent.futures.Future
-    deadline: float
-    first_sent: float = 0.0
-    next_due: float = 0.0
-    tries: int = 0
-    job_index: int | None = None      # order among job commands, set when first sent
-
-
-@dataclass(frozen=True)
-class LinkStats:
-    sent_frames: int
-    retransmits: int
-    rx_frames: int
-    rx_errors: int
-    duplicate_events: int
-    reconnects: int
-    rto_ms: float
 
 
 class Link:
