@@ -42,7 +42,7 @@ from controller.daemon_core import Core
 from controller.daemon_sys import TRAFFIC, SystemdNotifier
 from controller.panel.facade import ReadModel
 from controller.panel.hub import PanelHub
-from controller.storage import EventStore, StorageError
+from controller.storage import EventStore, StorageError, StorageFull
 
 __all__ = ["Core", "Daemon", "PanelDoor", "Part"]
 
@@ -101,6 +101,8 @@ class Daemon:
         self._status_line = ""
         self.part_errors: dict[str, str] = {}
         self._server_task: asyncio.Task | None = None
+        from controller.daemon_disk import DiskGuard
+        self.disk = DiskGuard(self)     # a full disk halts the table until space is back
 
     # -- inputs ---------------------------------------------------------------------------
 
@@ -160,14 +162,22 @@ class Daemon:
 
     def publish(self) -> None:
         """Hand the panel's hub the read model of the state as it is now."""
-        self.hub.publish(ReadModel.of(self.core.view(), self.store.last_seq))
+        state = self.core.view()
+        if self.disk.message:      # a full disk halts the table (controller.daemon_disk)
+            state = {**state, "machine": {**state.get("machine", {}), "state": "halted",
+                                          "reason": self.disk.message}}
+        self.hub.publish(ReadModel.of(state, self.store.last_seq))
 
     def _dispatch(self, command: ev.Command, seq: int, depth: int = 0) -> None:
         if isinstance(command, ev.RaiseAlert):
             alert = command.alert
             if depth > 2:
                 return
-            alert_seq = self.accept("integrity", alert)
+            try:
+                alert_seq = self.accept("integrity", alert)
+            except StorageFull as err:
+                self.disk.halt(_Item("integrity", alert), err)
+                return
             if alert_seq is not None:
                 self._keep_evidence(alert_seq, alert)
             log.warning("alert %s seat=%s tile=%s: %s", alert.rule, alert.seat, alert.tile, alert.message)
@@ -274,6 +284,7 @@ class Daemon:
                         self._handle(self._queue.get_nowait())
                 else:
                     get.cancel()
+                self.disk.tick()
                 if self._server_task is not None and self._server_task.done() and self.is_healthy:
                     # the panel died under us: say so and let the watchdog restart the daemon
                     self.is_healthy = False
@@ -289,13 +300,23 @@ class Daemon:
             stop_wait.cancel()
 
     def _handle(self, item: _Item) -> None:
+        if self.disk.holding(item):
+            return
         try:
             seq = self.accept(item.source, item.event, item.src_seq)
+        except StorageFull as err:
+            self.disk.halt(item, err)
+            return
         except StorageError as err:
             self.is_healthy = False
             if item.future is not None and not item.future.done():
                 item.future.set_exception(err)
             raise
+        except Exception as err:  # noqa: BLE001 - one bad event must not stop the table
+            log.exception("event %s from %s could not be taken", item.event.KIND, item.source)
+            if item.future is not None and not item.future.done():
+                item.future.set_exception(err)
+            return
         if item.future is not None and not item.future.done():
             item.future.set_result(seq)
 
@@ -348,9 +369,14 @@ class PanelDoor:
             "machine": d.core.machine, "parts": parts, "tracker_errors": d.core.errors,
             "part_errors": d.part_errors,
             "events": d.store.last_seq, "head_hash": d.store.head_hash,
+            "head_anchor": d.store.anchor_state(), "disk": d.disk.status(),
             "evidence": {str(k): v for k, v in d.hub.evidence.items()},
             "uptime_s": round(time.time() - d.started_at, 1), "clients": d.hub.n_clients,
         }
+
+    def refusal(self) -> str | None:
+        """Why the table takes no staff action now (a full disk), or None."""
+        return self._daemon.disk.message or None
 
     def picture(self) -> bytes | None:
         for part in self._daemon.parts:

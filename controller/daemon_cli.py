@@ -7,7 +7,13 @@
 
 ``run`` prints the panel's address on stdout once it listens and keeps running until
 SIGTERM/SIGINT. Exit status: 0 stopped cleanly; 1 a failure while running; 2 refused to
-start (bad config, a database that is corrupt, truncated or whose chain is broken).
+start (bad config, a data folder that is read-only or cannot be made, a database that is
+corrupt, truncated, whose chain is broken or whose tail is lost): always one line on stderr,
+never a traceback.
+
+``verify-log`` reads the log (read-only, in place or from a private copy): exit 0 when the
+chain holds and the log reaches its head anchor, 1 when a row is bad (named) or the tail is
+lost, 2 when there is no log to read.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import tempfile
 from pathlib import Path
 
 from controller import config as config_mod
+from controller.bodies import BodyError, parse_json
 from controller.config import Config, ConfigError, TableError
 from controller.storage import ChainBroken, EventStore, StorageError
 
@@ -113,9 +120,7 @@ def serve(cfg: Config, *, injects: list[dict] | None = None, print_address: bool
         store = EventStore.open(folder, synchronous=cfg.storage.synchronous,
                                 evidence_budget_mb=cfg.storage.evidence_budget_mb)
     except StorageError as err:
-        log.error("refusing to start: %s", err)
-        print(f"tablectl: {err}", file=sys.stderr)
-        return 2
+        return _refuse(err)
     try:
         token, token_from = staff_token(cfg, folder)
         cfg = config_mod.replace(cfg, panel={"token": token})
@@ -135,12 +140,20 @@ def serve(cfg: Config, *, injects: list[dict] | None = None, print_address: bool
                 print("panel: off", flush=True)
 
         return asyncio.run(daemon.run(on_ready=ready))
-    except ConfigError as err:
-        log.error("refusing to start: %s", err)
-        print(f"tablectl: {err}", file=sys.stderr)
-        return 2
+    except (TableError, OSError) as err:
+        # raised before the loop ran (a part that cannot be built, the log that cannot be
+        # replayed, the token file that cannot be written): a refusal to start
+        return _refuse(err)
     finally:
         store.close()
+
+
+def _refuse(err: BaseException) -> int:
+    """A failure to start: one line on stderr (and in the log), exit status 2."""
+    text = " ".join(str(err).split()) or type(err).__name__
+    log.error("refusing to start: %s", text)
+    print(f"tablectl: {text}", file=sys.stderr)
+    return 2
 
 
 def _cmd_run(argv: list[str]) -> int:
@@ -173,10 +186,10 @@ def _cmd_demo(argv: list[str]) -> int:
     args = p.parse_args(argv)
     script = Path(args.script)
     try:
-        log_json = json.loads(script.read_text(encoding="utf-8"))
+        log_json = parse_json(script.read_bytes(), max_bytes=64 * 1024 * 1024, max_depth=32, what="the script")
         if not isinstance(log_json, dict) or not isinstance(log_json.get("log"), list):
             raise ValueError('expected an object with a "log" list (tenhou.net/6)')
-    except (OSError, ValueError) as err:
+    except (OSError, ValueError, BodyError) as err:
         print(f"tablectl demo: --script {script}: {err}", file=sys.stderr)
         return 2
     data = args.data or tempfile.mkdtemp(prefix="jantaku-demo-")
@@ -197,24 +210,36 @@ def _open_existing(argv: list[str], prog: str) -> tuple[argparse.Namespace, Even
         p.add_argument("--out", default="-", help="output file (default: stdout)")
     args = p.parse_args(argv)
     cfg = _load(args)
-    store = EventStore.open(config_mod.data_dir(cfg), create=False, verify=False)
+    store = EventStore.open(config_mod.data_dir(cfg), create=False, verify=False, read_only=True)
     return args, store
 
 
 def _cmd_verify(argv: list[str]) -> int:
+    from controller.storage_head import read_head
     try:
         _args, store = _open_existing(argv, "tablectl verify-log")
-    except (TableError, ValueError) as err:
-        print(f"tablectl verify-log: {err}", file=sys.stderr)
+    except (TableError, ValueError, OSError) as err:
+        print(f"tablectl verify-log: {' '.join(str(err).split())}", file=sys.stderr)
         return 2
     try:
         n = store.verify_chain()
+        problem = store.schema_problem()
+        if problem:
+            print(f"BROKEN: {problem}")
+            return 1
+        lost = store.tail_problem()
+        anchored = read_head(store.head_path)
     except ChainBroken as err:
         print(f"BROKEN: {err}")
         return 1
     finally:
         store.close()
-    print(f"ok: {n} events, chain intact, head {store.head_hash}")
+    if lost:
+        print(f"LOST TAIL: {lost} (the chain holds up to seq {n})")
+        return 1
+    anchor = (f"head anchor at seq {anchored.seq}" if anchored is not None
+              else f"no head anchor ({store.head_path.name} absent: the tail cannot be checked)")
+    print(f"ok: {n} events, chain intact, head {store.head_hash}, {anchor}")
     return 0
 
 

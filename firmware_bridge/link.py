@@ -8,7 +8,16 @@ A ``Link`` owns one serial port (pyserial) and two threads:
 - the *timer* retransmits unanswered requests (bounded: by each request's deadline), sends a
   heartbeat ``ping`` when nothing else went out for ``heartbeat_s`` (the MCU's deadman needs
   one valid frame per ``deadman_ms``), and declares the link lost after ``link_timeout_s``
-  without a valid frame from the MCU, then re-identifies with ``hello``.
+  without a valid frame from the MCU, as seen by a reader that ran and found the line quiet
+  (a reader that was not scheduled is behind, not deaf), then re-identifies with ``hello``.
+
+Both threads need the process's GIL, which one long C call elsewhere in the daemon can hold
+for longer than the deadman time. So the link also starts a heartbeat *keeper* process
+(``firmware_bridge.keeper``, ``keeper=True``): it gets the port's file descriptor and a lease
+with every frame the link writes, and pings in the timer's stead only while the leases stop, for at most
+``keeper_grace_s`` (3 s), or ``keeper_busy_grace_s`` (10 s) while this process keeps using the
+CPU (busy, not hung); it exits the moment this process is gone, so a dead host still
+trips the deadman within ``deadman_ms``.
 
 Threads never touch the caller's state: everything the link learns is handed to ``sink``
 (``LinkUp``, ``LinkLost``, and each new MCU ``Event``); the daemon passes a sink that posts
@@ -25,12 +34,15 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import serial
 
 from firmware_bridge import protocol as p
 from firmware_bridge.errors import BridgeError, LinkError, LinkTimeout
+from firmware_bridge.keeper import KEEPER_SEQ, Keeper
+from firmware_bridge.link_types import LinkLost, LinkStats, LinkUp, McuEvent, _Pending
+
+__all__ = ["JOB_WINDOW", "MAX_QUEUED", "TRAFFIC", "Link", "LinkLost", "LinkStats", "LinkUp", "McuEvent"]
 
 log = logging.getLogger(__name__)
 TRAFFIC = 5      # log level for per-frame traffic (below DEBUG)
@@ -41,52 +53,6 @@ MAX_QUEUED = 128
 # At most this many job commands between the oldest unanswered one and the newest sent, so a
 # retransmitted job is still in the MCU's job table (>= 2 x JOB_WINDOW entries, PROTOCOL.md).
 JOB_WINDOW = 16
-
-
-@dataclass(frozen=True)
-class LinkUp:
-    """The MCU answered ``hello``. ``rebooted``: its boot id changed since the last LinkUp."""
-    port: str
-    identify: p.Identify
-    rebooted: bool
-
-
-@dataclass(frozen=True)
-class LinkLost:
-    """The link went down (port error, port gone, MCU silent); it keeps trying to come back."""
-    port: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class McuEvent:
-    """A new (not duplicated) event from the MCU."""
-    msg: p.Event
-    at: float          # monotonic seconds when it arrived
-
-
-@dataclass
-class _Pending:
-    msg: p.Command
-    seq: int
-    frame: bytes
-    future: concurrent.futures.Future
-    deadline: float
-    first_sent: float = 0.0
-    next_due: float = 0.0
-    tries: int = 0
-    job_index: int | None = None      # order among job commands, set when first sent
-
-
-@dataclass(frozen=True)
-class LinkStats:
-    sent_frames: int
-    retransmits: int
-    rx_frames: int
-    rx_errors: int
-    duplicate_events: int
-    reconnects: int
-    rto_ms: float
 
 
 class Link:
@@ -100,13 +66,16 @@ class Link:
     def __init__(self, port: str, *, sink: Callable[[object], None] | None = None,
                  baudrate: int = 115200, heartbeat_s: float = 0.1, link_timeout_s: float = 1.0,
                  reply_timeout_s: float = 1.0, reopen_s: float = 0.25, min_rto_s: float = 0.001,
-                 max_rto_s: float = 0.2, name: str = "link") -> None:
+                 max_rto_s: float = 0.2, name: str = "link", keeper: bool = True,
+                 keeper_grace_s: float = 3.0, keeper_busy_grace_s: float = 10.0) -> None:
         for label, value, lo, hi in (("heartbeat_s", heartbeat_s, 0.01, 10.0),
                                      ("link_timeout_s", link_timeout_s, 0.05, 60.0),
                                      ("reply_timeout_s", reply_timeout_s, 0.005, 60.0),
                                      ("reopen_s", reopen_s, 0.01, 60.0),
                                      ("min_rto_s", min_rto_s, 0.0002, 1.0),
-                                     ("max_rto_s", max_rto_s, min_rto_s, 10.0)):
+                                     ("max_rto_s", max_rto_s, min_rto_s, 10.0),
+                                     ("keeper_grace_s", keeper_grace_s, 0.0, 30.0),
+                                     ("keeper_busy_grace_s", keeper_busy_grace_s, keeper_grace_s, 60.0)):
             if not lo <= value <= hi:
                 raise BridgeError(f"{name} {port}: option '{label}' is {value}, must be {lo}..{hi}")
         self.port = port
@@ -119,6 +88,13 @@ class Link:
         self.min_rto_s = min_rto_s
         self.max_rto_s = max_rto_s
         self.name = name
+        self.use_keeper = keeper
+        self.keeper_grace_s = keeper_grace_s
+        self.keeper_busy_grace_s = keeper_busy_grace_s
+        self._keeper: Keeper | None = None
+        self._lease_at = 0.0
+        self._empty_read_at = 0.0         # the last read that found the line quiet (see _tick)
+        self.write_timeouts = 0           # writes pyserial gave up on (see _write)
         self.session = random.getrandbits(32)
         self._job = random.randrange(1, 0xFFFF)
         self._lock = threading.RLock()
@@ -154,6 +130,14 @@ class Link:
             if self._running:
                 return
             self._running = True
+        if self.use_keeper and self._keeper is None:
+            try:
+                self._keeper = Keeper.spawn(p.encode(p.Ping(), KEEPER_SEQ), period_s=self.heartbeat_s,
+                                            takeover_s=2 * self.heartbeat_s, grace_s=self.keeper_grace_s,
+                                            busy_grace_s=self.keeper_busy_grace_s)
+            except OSError as err:
+                log.warning("%s %s: no heartbeat keeper (%s); a busy host may trip the deadman",
+                            self.name, self.port, err)
         for target, label in ((self._reader, "reader"), (self._timer, "timer")):
             t = threading.Thread(target=target, name=f"{self.name}-{label}", daemon=True)
             t.start()
@@ -161,8 +145,12 @@ class Link:
 
     def wait_up(self, timeout_s: float) -> p.Identify:
         """Block until the MCU identified itself; ``LinkTimeout`` naming the last problem otherwise."""
+        t0 = time.monotonic()
         if not self._up_event.wait(timeout_s):
             raise LinkTimeout(f"{self.name} {self.port}: not up after {timeout_s} s ({self.last_error})")
+        keeper = self._keeper
+        if keeper is not None and not keeper.wait_ready(max(1.0, timeout_s - (time.monotonic() - t0))):
+            log.warning("%s %s: the heartbeat keeper is not running yet", self.name, self.port)
         assert self.identify is not None
         return self.identify
 
@@ -180,6 +168,9 @@ class Link:
 
     def close(self, *, bye_timeout_s: float = 0.3) -> None:
         """Say ``bye`` (the MCU disarms its deadman), stop the threads, close the port, fail what waits."""
+        keeper, self._keeper = self._keeper, None
+        if keeper is not None:
+            keeper.stop()                 # gone before the bye: no keeper ping re-arms the deadman
         if self._is_up and self._running:
             try:
                 self.request(p.Bye(), timeout_s=bye_timeout_s).result(bye_timeout_s + 0.5)
@@ -250,7 +241,7 @@ class Link:
     def _alloc_seq(self) -> int:
         for _ in range(256):
             self._seq = (self._seq + 1) & 0xFF
-            if self._seq not in self._pending:
+            if self._seq != KEEPER_SEQ and self._seq not in self._pending:
                 return self._seq
         raise BridgeError(f"{self.name} {self.port}: no free sequence number")
 
@@ -285,11 +276,24 @@ class Link:
         try:
             with self._write_lock:
                 ser.write(data)
+        except serial.SerialTimeoutException:
+            # pyserial's write deadline passed, which a thread that was not scheduled (the GIL, a
+            # loaded machine) sees too: the frame may be cut short, the 0x00 before the next one
+            # resynchronises and retransmission recovers it. A port that is really gone fails
+            # its reads, and a silent MCU is link_timeout_s of silence.
+            self.write_timeouts += 1
+            log.debug("%s %s: write timed out (a busy host?); the frame is resent if it needs an answer",
+                      self.name, self.port)
+            return
         except (serial.SerialException, OSError, TypeError, AttributeError) as err:
             self._port_lost(f"write failed: {err}")
             return
         self._last_tx = time.monotonic()
         self._stats["sent_frames"] += 1
+        keeper = self._keeper
+        if keeper is not None and self._last_tx >= self._lease_at:
+            keeper.lease()          # a frame went out just now: the keeper stays quiet
+            self._lease_at = self._last_tx + self.heartbeat_s / 4
         log.log(TRAFFIC, "%s tx %s", self.name, data.hex())
 
     # ------------------------------------------------------------------ reader thread
@@ -309,6 +313,8 @@ class Link:
                 continue
             if data:
                 self._on_bytes(data)
+            else:
+                self._empty_read_at = time.monotonic()   # the reader ran and the line was quiet
 
     def _open_port(self) -> bool:
         try:
@@ -324,6 +330,12 @@ class Link:
                 ser.close()
                 return False
             self._ser = ser
+            keeper = self._keeper
+            if keeper is not None and hasattr(ser, "fileno"):
+                try:
+                    keeper.port(ser.fileno())
+                except (OSError, ValueError, serial.SerialException):
+                    pass              # a port without a file descriptor (a URL): no keeper for it
             self._decoder = p.FrameDecoder()
             self._last_rx = time.monotonic()
             self._stats["reconnects"] += 1
@@ -334,6 +346,9 @@ class Link:
     def _close_port(self) -> None:
         with self._lock:
             ser, self._ser = self._ser, None
+            keeper = self._keeper
+            if keeper is not None:
+                keeper.port_closed()
         if ser is not None:
             try:
                 ser.close()
@@ -507,7 +522,8 @@ class Link:
         if self._ser is None:
             return min(next_due - now, self.reopen_s)
         if self._is_up:
-            if now - self._last_rx > self.link_timeout_s:
+            silent = now - self._last_rx > self.link_timeout_s
+            if silent and self._empty_read_at - self._last_rx > self.link_timeout_s:
                 self._lock.release()
                 try:
                     self._report_lost(f"no valid frame from the MCU for {self.link_timeout_s} s")

@@ -7,11 +7,14 @@ every change (anything a client sends on it is ignored).
 
 Staff, behind ``Authorization: Bearer TOKEN`` (or ``X-Staff-Token``), compared in constant
 time; a client with too many failures in the window gets 429 for every staff request until
-the window has passed, the right token included. Each action becomes one staff event,
+the window has passed, the right token included; past ``GLOBAL_FACTOR`` times that many
+failures from all clients together, every client gets 429 until the window has passed (so
+guesses spread over many addresses are bounded too). Each action becomes one staff event,
 submitted to the daemon's loop (committed, applied, then answered):
 
-    POST /api/staff/start_game  {"ruleset", "players": [4 names], "seating": "as_seated"|"random"}
-    POST /api/staff/confirm     {"hand_index"}
+    POST /api/staff/start_game  {"ruleset", "players": [4 names], "seating": "as_seated"|"random",
+                                 "replace_game": "E3 hand 2"}  (only to replace a game in progress)
+    POST /api/staff/confirm     {"hand_index"}  (the hand being shown: else 409)
     POST /api/staff/correct     {"what", "reason", "data": {...}}
     POST /api/staff/declare     {"seat", "action", "reason"}
     POST /api/staff/void_hand   {"reason"}
@@ -20,14 +23,16 @@ submitted to the daemon's loop (committed, applied, then answered):
     GET  /api/staff/calibration.jpg   the camera's current picture
     GET  /api/staff/evidence/NAME     an alert's evidence frame
 
-A malformed request (bad JSON, unknown or missing field, wrong type, bad tile) gets 400 and
-changes nothing.
+Bodies are parsed strictly (``controller.bodies``: at most 64 KiB, 8 levels deep, finite
+numbers, no duplicate keys, only the fields the action takes). A malformed request (bad JSON,
+unknown or missing field, wrong type, bad tile, index out of range) gets 400 (413 too big);
+one that cannot apply now (a ``start_game`` over a game in progress without its
+``replace_game``, a ``confirm`` of another hand) gets 409; either changes nothing.
 """
 
 from __future__ import annotations
 
 import hmac
-import json
 import logging
 import secrets
 import time
@@ -43,6 +48,9 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from controller import events as ev
+from controller.bodies import MAX_BODY_BYTES, BodyError, fields, integer, parse_body, plain_data, text
+from controller.config import TableError
+from controller.storage import StorageFull
 
 if TYPE_CHECKING:
     from controller.panel.facade import Table
@@ -51,14 +59,9 @@ log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).resolve().parent / "static"
 PROFILES = Path(__file__).resolve().parent.parent / "rules" / "profiles"
-MAX_BODY_BYTES = 64 * 1024
 SEATINGS = ("as_seated", "random")
-
-
-class BadRequest(Exception):
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
+GLOBAL_FACTOR = 4          # failures from all clients together, as a multiple of the per-client limit
+BadRequest = BodyError     # the name the handlers use: message and HTTP status (4xx)
 
 
 def rulesets() -> list[str]:
@@ -74,22 +77,32 @@ class StaffGate:
         self._token = token.encode("utf-8")
         self.max_failures, self.window_s, self.clock = max_failures, window_s, clock
         self._failures: dict[str, deque[float]] = {}
+        self._all: deque[float] = deque()
+        self.max_total = GLOBAL_FACTOR * max_failures
 
-    def _recent(self, client: str) -> deque[float]:
-        q = self._failures.setdefault(client, deque())
+    def _prune(self, q: deque[float]) -> deque[float]:
         cutoff = self.clock() - self.window_s
         while q and q[0] < cutoff:
             q.popleft()
         return q
 
+    def _recent(self, client: str) -> deque[float]:
+        if len(self._failures) > 4096:      # forget clients whose failures have all expired
+            for key in [k for k, q in self._failures.items() if not self._prune(q)]:
+                del self._failures[key]
+        return self._prune(self._failures.setdefault(client, deque()))
+
     def check(self, request: Request) -> Response | None:
         """None when the request carries the token; else the refusal to send."""
         client = request.client.host if request.client else "?"
         recent = self._recent(client)
-        if len(recent) >= self.max_failures:
-            retry = max(1, int(recent[0] + self.window_s - self.clock()) + 1)
-            return JSONResponse({"error": "too many failed staff logins; try again later"}, status_code=429,
-                                headers={"Retry-After": str(retry)})
+        everyone = self._prune(self._all)
+        for q, limit, who in ((recent, self.max_failures, "from this address"),
+                              (everyone, self.max_total, "from all addresses")):
+            if len(q) >= limit:
+                retry = max(1, int(q[-limit] + self.window_s - self.clock()) + 1)
+                return JSONResponse({"error": f"too many failed staff logins {who}; try again later"},
+                                    status_code=429, headers={"Retry-After": str(retry)})
         given = request.headers.get("x-staff-token", "")
         auth = request.headers.get("authorization", "")
         if auth.lower().startswith("bearer "):
@@ -97,40 +110,58 @@ class StaffGate:
         if self._token and hmac.compare_digest(given.encode("utf-8"), self._token):
             return None
         recent.append(self.clock())
+        everyone.append(self.clock())
         log.warning("staff request refused: %s token from %s", "wrong" if given else "no", client)
         return JSONResponse({"error": "staff token missing or wrong"}, status_code=401,
                             headers={"WWW-Authenticate": "Bearer"})
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if len(raw) > MAX_BODY_BYTES:
-        raise BadRequest(f"request body is {len(raw)} bytes, at most {MAX_BODY_BYTES}", 413)
-    try:
-        body = json.loads(raw or b"{}")
-    except (ValueError, UnicodeDecodeError) as err:
-        raise BadRequest(f"request body is not JSON: {err}") from err
-    if not isinstance(body, dict):
-        raise BadRequest("request body must be a JSON object")
-    return body
+    """The body as one strict JSON object; read no further than the size limit."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise BadRequest(f"request body is {declared} bytes, at most {MAX_BODY_BYTES}", 413)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise BadRequest(f"request body is over {MAX_BODY_BYTES} bytes", 413)
+        chunks.append(chunk)
+    return parse_body(b"".join(chunks))
 
 
-def _fields(body: dict[str, Any], required: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
-    unknown = sorted(set(body) - set(required) - set(optional))
-    if unknown:
-        raise BadRequest(f"unknown field {unknown[0]!r}")
-    for name in required:
-        if name not in body:
-            raise BadRequest(f"missing field {name!r}")
+_fields = fields
 
 
 def _reason(body: dict[str, Any]) -> str:
-    reason = body.get("reason")
-    if not isinstance(reason, str) or not reason.strip():
+    if not isinstance(body.get("reason"), str) or not body["reason"].strip():
         raise BadRequest("field 'reason' must be a non-empty text saying why")
-    if len(reason) > 500:
-        raise BadRequest("field 'reason' is longer than 500 characters")
-    return reason.strip()
+    return text(body, "reason", max_len=500)
+
+
+def game_label(view: dict[str, Any]) -> str | None:
+    """The name of the game in progress in a table view ("E3 hand 2"), or None when there is none."""
+    if view.get("finished") or view.get("phase") in (None, "idle", "ended"):
+        return None
+    return f"{view.get('round', '?')} hand {view.get('hand_index', 0)}"
+
+
+def check_applies(action: str, body: dict[str, Any], view: dict[str, Any]) -> None:
+    """Refuse (409) a well-formed action that cannot apply to the table as it is now."""
+    if action == "start_game":
+        running = game_label(view)
+        given = body.get("replace_game")
+        if running is not None and given != running:
+            players = ", ".join(str(seat.get("name", "")) for seat in view.get("seats") or [])
+            raise BadRequest(f"a game is in progress ({running}; {players}); to replace it, send "
+                             f"\"replace_game\": \"{running}\" with the new game", 409,
+                             detail={"replace_game": running})
+        if running is None and given is not None:
+            raise BadRequest("field 'replace_game': no game is in progress to replace", 409)
+    elif action == "confirm":
+        current = view.get("hand_index", 0)
+        if body["hand_index"] != current:
+            raise BadRequest(f"field 'hand_index' is {body['hand_index']}: the hand shown is {current}", 409)
 
 
 def _build(record: dict[str, Any]) -> ev.Event:
@@ -145,7 +176,9 @@ def _build(record: dict[str, Any]) -> ev.Event:
 def staff_event(action: str, body: dict[str, Any], *, table: str, now: float) -> ev.Event:
     """The staff event for one panel action; raises BadRequest (nothing built) when malformed."""
     if action == "start_game":
-        _fields(body, ("ruleset", "players"), ("seating",))
+        _fields(body, ("ruleset", "players"), ("seating", "replace_game"))
+        if "replace_game" in body:
+            text(body, "replace_game", max_len=40)
         known = rulesets()
         if not isinstance(body["ruleset"], str) or (known and body["ruleset"] not in known):
             raise BadRequest(f"ruleset {body['ruleset']!r} is not one of {', '.join(known)}")
@@ -163,18 +196,22 @@ def staff_event(action: str, body: dict[str, Any], *, table: str, now: float) ->
                        "players": players, "table": table})
     if action == "confirm":
         _fields(body, ("hand_index",))
+        integer(body, "hand_index", lo=0, hi=10_000)
         return _build({"kind": "staff.confirm_result", "now": now, "hand_index": body["hand_index"]})
     if action == "correct":
         _fields(body, ("what", "reason"), ("data",))
         data = body.get("data", {})
         if not isinstance(data, dict):
             raise BadRequest("field 'data' must be a JSON object")
+        plain_data(data, "data")
         if not isinstance(body["what"], str) or not body["what"]:
             raise BadRequest("field 'what' must name what is corrected")
+        text(body, "what", max_len=40)
         return _build({"kind": "staff.correction", "now": now, "what": body["what"], "reason": _reason(body),
                        "data": data})
     if action == "declare":
         _fields(body, ("seat", "action", "reason"))
+        text(body, "action", max_len=40)
         return _build({"kind": "staff.declare", "now": now, "seat": body["seat"], "action": body["action"],
                        "reason": _reason(body)})
     if action == "void_hand":
@@ -223,9 +260,18 @@ def create_app(table: Table, *, token: str | None = None) -> Starlette:
         try:
             body = await _json_body(request)
             event = staff_event(action, body, table=table.table_name, now=table.now())
+            check_applies(action, body, table.snapshot())
         except BadRequest as err:
-            return JSONResponse({"error": str(err)}, status_code=err.status)
-        seq = await table.submit(event)
+            return JSONResponse({"error": str(err), **err.detail}, status_code=err.status)
+        refusal = table.refusal()
+        if refusal:
+            return JSONResponse({"error": refusal}, status_code=503, headers={"Retry-After": "5"})
+        try:
+            seq = await table.submit(event)
+        except StorageFull as err:
+            return JSONResponse({"error": str(err)}, status_code=503, headers={"Retry-After": "5"})
+        except (TableError, ValueError, TypeError) as err:
+            return JSONResponse({"error": f"the table cannot take this {action}: {err}"}, status_code=400)
         log.info("staff %s accepted", action, extra={"seq": seq, "client": request.client.host
                                                      if request.client else "?"})
         return JSONResponse({"ok": True, "seq": seq, "state": table.snapshot()})

@@ -58,7 +58,8 @@ async def start_panel(table: Table) -> tuple[asyncio.Task, str]:
     shown_host = f"[{host}]" if ":" in host else host
     url = f"http://{shown_host}:{port}/"
     config = uvicorn.Config(create_app(table), log_level="warning", lifespan="off", access_log=False,
-                            timeout_graceful_shutdown=2, ws_ping_interval=10, ws_ping_timeout=10)
+                            timeout_graceful_shutdown=2, ws_ping_interval=10, ws_ping_timeout=10,
+                            ws_max_size=64 * 1024, h11_max_incomplete_event_size=64 * 1024)
     server = _Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started:

@@ -205,7 +205,7 @@ def _cmd_replay(argv: list[str]) -> int:
             game = load_log(text, name)
             rules = _riichi_rules(a.rules) if a.rules else rules_for_log(game)
             rows = replay_game(game, rules)
-        except (KeyError, IndexError, TypeError, AttributeError) as err:
+        except (KeyError, IndexError, TypeError, AttributeError, RecursionError) as err:
             # the parser names what it checks; anything it missed is still a malformed log, not a crash
             raise ValueError(f"{name}: malformed log ({type(err).__name__}: {err})") from None
         lines = []

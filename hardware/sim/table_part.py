@@ -32,7 +32,6 @@ import logging
 import os
 import random
 import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -175,7 +174,8 @@ class SimTablePart:
         from firmware_bridge.table import SerialTable
         from hardware.sim.mcu_process import SimMcuProcess
         if self.workdir is None:
-            self.workdir = Path(tempfile.mkdtemp(prefix="jantaku-simtable-"))
+            from firmware_bridge.scratch import make_scratch  # earlier runs' leftovers removed first
+            self.workdir = make_scratch("simtable")
         self.sim = await asyncio.to_thread(SimMcuProcess.start, self.workdir / "mcu", time_scale=self.time_scale)
         self.serial = SerialTable.over(self.sim.port, on_event=self._on_link_event, link_timeout_s=3.0,
                                        reply_timeout_s=1.0)
