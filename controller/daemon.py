@@ -221,6 +221,7 @@ class Daemon:
         self._status_line = ""
         self.part_errors: dict[str, str] = {}
         self._server_task: asyncio.Task | None = None
+        self.mqtt: Any = None                     # controller.mqtt_publish, when [mqtt] enabled
 
     # -- inputs ---------------------------------------------------------------------------
 
@@ -276,6 +277,9 @@ class Daemon:
         for command in commands:
             self._dispatch(command, stored.seq)
         self.hub.publish()
+        if self.mqtt is not None:                 # hand over only: the publisher never blocks the loop
+            self.mqtt.committed(stored.seq, stored.t_wall, stored.kind, stored.payload, self.store.head_hash)
+            self.mqtt.state(self.hub.version, self.hub.message, self.hub.state)
         return stored.seq
 
     def _dispatch(self, command: ev.Command, seq: int, depth: int = 0) -> None:
@@ -309,6 +313,8 @@ class Daemon:
                 try:
                     name = self.store.save_evidence(seq, alert.rule, jpeg)
                     self.hub.evidence[seq] = name
+                    if self.mqtt is not None:
+                        self.mqtt.evidence(seq, name)
                 except OSError as err:
                     log.warning("evidence for alert %d not kept: %s", seq, err)
             return
@@ -329,6 +335,9 @@ class Daemon:
         n = self.rebuild()
         self.hub.evidence.update(self.store.evidence_kept())
         log.info("state rebuilt from %d events in %.3f s", n, time.monotonic() - t0)
+        if self.cfg.mqtt.enabled:
+            from controller import mqtt_publish
+            self.mqtt = mqtt_publish.start(self.cfg, self.store.folder, self.hub)
         server_task = None
         if self.cfg.panel.enabled:
             from controller.panel.server import start_panel
@@ -367,6 +376,8 @@ class Daemon:
             if server_task is not None:
                 from controller.panel.server import stop_panel
                 await stop_panel(self, server_task)
+            if self.mqtt is not None:
+                self.mqtt.stop()
             self.notifier.close()
             log.info("stopped")
         return status
