@@ -203,15 +203,24 @@ class MqttPublisher:
     def _log_head(self) -> int:
         if not self.events_db.exists():
             return 0
-        with _read_only(self.events_db) as conn:
-            row = conn.execute("SELECT MAX(seq) FROM events").fetchone()
+        try:
+            with _read_only(self.events_db) as conn:
+                row = conn.execute("SELECT MAX(seq) FROM events").fetchone()
+        except sqlite3.Error as err:
+            log.warning("mqtt: the event log %s cannot be read (%s); publishing from the next event", self.events_db, err)
+            return 0
         return int(row[0] or 0)
 
     def _from_log(self, after: int, upto: int) -> list[tuple]:
         """Events ``after < seq <= upto`` read back from the event log."""
-        with _read_only(self.events_db) as conn:
-            rows = conn.execute("SELECT seq, t_wall, kind, payload, hash FROM events WHERE seq > ? AND seq <= ? "
-                                "ORDER BY seq", (after, upto)).fetchall()
+        try:
+            with _read_only(self.events_db) as conn:
+                rows = conn.execute("SELECT seq, t_wall, kind, payload, hash FROM events WHERE seq > ? AND seq <= ? "
+                                    "ORDER BY seq", (after, upto)).fetchall()
+        except sqlite3.Error as err:
+            log.warning("mqtt: events %d..%d cannot be read back from %s (%s); the parlour misses them",
+                        after + 1, upto, self.events_db, err)
+            return []
         return [("event", s, t, k, json.loads(p), h) for s, t, k, p, h in rows]
 
     def _message(self, kind: str, body: dict[str, Any]) -> tuple[str, bytes, bool]:

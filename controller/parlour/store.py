@@ -96,6 +96,12 @@ class ParlourStore:
             self._conn.executescript(_SCHEMA)
         except sqlite3.DatabaseError as err:
             raise ParlourError(f"parlour store {self.path}: cannot open: {err}") from err
+        # checkpoints (the WAL copied into the database, with its fsync) run in their own thread,
+        # never inside an ingestion commit: the board's store stays quick under a fleet's load
+        self._conn.execute("PRAGMA wal_autocheckpoint=0")
+        self._closed = threading.Event()
+        self._checkpointer = threading.Thread(target=self._checkpoints, name="parlour-checkpoint", daemon=True)
+        self._checkpointer.start()
         self.lock = threading.Lock()
         self.version = 0                 # bumps on every change (the board polls it)
         self.duplicates = 0
@@ -103,7 +109,21 @@ class ParlourStore:
         self.on_game = on_game           # called with (conn, game id) in the game's transaction
 
     def close(self) -> None:
+        self._closed.set()
+        self._checkpointer.join(10)
         self._conn.close()
+
+    def _checkpoints(self, every_s: float = 2.0) -> None:
+        conn = _connect(self.path)
+        try:
+            while not self._closed.wait(every_s):
+                try:
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                except sqlite3.Error as err:
+                    log.warning("parlour store %s: checkpoint failed: %s", self.path, err)
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            conn.close()
 
     def reader(self) -> sqlite3.Connection:
         conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=10.0, check_same_thread=False)
