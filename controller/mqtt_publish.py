@@ -69,6 +69,7 @@ class MqttPublisher:
         self._state_at = 0.0
         self._thread: threading.Thread | None = None
         self._client: Any = None
+        self._outbox: Outbox | None = None
         self.last_event_seq = 0
         self.sent = 0
         self.error = ""
@@ -104,6 +105,22 @@ class MqttPublisher:
     # -- running ---------------------------------------------------------------------------------
 
     def start(self) -> None:
+        """Open the outbox and note where the log stands, then publish from the publisher's thread.
+
+        Called before the daemon commits anything new: a new outbox starts at the log's head
+        (the parlour gets the events from now on), an existing one where it stopped.
+        """
+        try:
+            self._outbox = Outbox(self.folder)
+            last = self._outbox.last_event_seq
+            if last is None:
+                last = self._log_head()
+                self._outbox.add([], last_event_seq=last)
+            self.last_event_seq = last
+        except OutboxError as err:
+            self.error = str(err)
+            log.error("mqtt: %s; the parlour gets nothing from this table", err)
+            return
         self._thread = threading.Thread(target=self._run, name="mqtt-publish", daemon=True)
         self._thread.start()
 
@@ -125,18 +142,8 @@ class MqttPublisher:
         return L.topic(self.cfg.parlour, self.table, kind)
 
     def _run(self) -> None:
+        outbox = self._outbox
         try:
-            outbox = Outbox(self.folder)
-        except OutboxError as err:
-            self.error = str(err)
-            log.error("mqtt: %s; the parlour gets nothing from this table", err)
-            return
-        try:
-            last = outbox.last_event_seq
-            if last is None:       # a new outbox: the parlour gets the events from now on
-                last = self._log_head()
-                outbox.add([], last_event_seq=last)
-            self.last_event_seq = last
             self._handed = 0
             self._client = self._connect()
             while not self._stop.is_set():

@@ -10,7 +10,7 @@ The outbox also remembers the last event of the table's log that it took in
 (``last_event_seq``), in the same transaction as the rows, so that the publisher can take the
 events it missed (a crash between the event's commit and the outbox) from the event log.
 
-Only the publisher's thread uses an ``Outbox`` (one SQLite connection, its own file).
+One user at a time: the publisher opens it at start, then only its thread uses it.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class Outbox:
         self.path = Path(folder) / DB_NAME
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._conn = sqlite3.connect(self.path, isolation_level=None)
+            self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
             self._conn.executescript(_SCHEMA)

@@ -81,3 +81,48 @@ state_interval_s = 0.1
                         "AND event_seq=?", (committed,)).fetchone()[0])
     c.close()
     assert body["head"] == {"seq": committed, "hash": head}
+
+
+def test_a_finished_game_becomes_a_tenhou_record_at_the_parlour_equal_to_the_tables_own(tmp_path, broker, parlour):
+    from controller.daemon_export import export_games
+    from controller.parlour import views
+    from controller.storage import EventStore
+    data = tmp_path / "t2"
+    config = write_config(tmp_path / "t2.toml", data=data, panel=False, script="", speed=400.0, extra=f"""
+[table]
+name = "t2"
+[mqtt]
+enabled = true
+port = {broker.port}
+parlour = "{PARLOUR}"
+username = "t2"
+password = "{PASSWORDS['t2']}"
+state_interval_s = 0.2
+""")
+    daemon = DaemonProc(config)
+
+    def made() -> list:
+        c = parlour.store.reader()
+        try:
+            return [g for g in views.games(c) if g["record"] or g["record_error"]]
+        finally:
+            c.close()
+    try:
+        games = wait_for(made, timeout_s=300, what="a finished game with its record at the parlour")
+    finally:
+        daemon.stop()
+    store = EventStore.open(data, create=False)
+    try:
+        own = export_games(store)
+    finally:
+        store.close()
+    game = games[0]
+    assert game["record_error"] is None
+    assert game["record"]["log"] == own[0]["log"] and game["record"]["name"] == own[0]["name"]
+    assert game["settlement"] and len(game["scores"]) == 4
+    c = parlour.store.reader()
+    try:
+        stats = views.stats(c)["t2"]
+    finally:
+        c.close()
+    assert stats["games"] >= 1 and stats["hands"] >= len(own[0]["log"])
