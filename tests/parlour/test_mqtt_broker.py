@@ -115,3 +115,30 @@ def test_the_outbox_keeps_what_a_table_publishes_without_a_broker(broker, parlou
     c.close()
     assert boots[0] == first.boot and boots[-1] == second.boot
 
+
+
+def test_a_table_publishes_over_tls_with_the_parlours_ca(tmp_path, make_table):
+    from controller.config import MqttConfig
+    from controller.mqtt_publish import MqttPublisher
+    from controller.parlour.service import Parlour, ParlourConfig
+    from tests.fixtures.mosquitto import Mosquitto
+    broker = Mosquitto(tmp_path / "tls-broker", users=PASSWORDS, parlour=PARLOUR, tls=True)
+    broker.start()
+    parlour = Parlour(ParlourConfig(name=PARLOUR, data_dir=str(tmp_path / "parlour"), port=broker.tls_port,
+                                    username="parlour", password=PASSWORDS["parlour"], tls=True,
+                                    ca_file=str(broker.ca_file), token="x"), env={})
+    table = MqttPublisher(MqttConfig(enabled=True, port=broker.tls_port, parlour=PARLOUR, username="t3",
+                                     password=PASSWORDS["t3"], tls=True, ca_file=str(broker.ca_file)),
+                          "t3", tmp_path / "t3", client_id="jantaku-t3-tls", env={})
+    try:
+        parlour.start()
+        wait_for(parlour.ingest.connected.is_set, what="the parlour over TLS")
+        table.start()
+        for seq in range(1, 6):
+            table.committed(*event(seq))
+        wait_for(lambda: _events_of(parlour, "t3") == [1, 2, 3, 4, 5], what="t3's events over TLS")
+        assert f"on port {broker.tls_port}" in broker.log.read_text()         # the TLS listener, not a plain one
+    finally:
+        table.stop()
+        parlour.stop()
+        broker.stop()
