@@ -142,3 +142,47 @@ def test_a_table_publishes_over_tls_with_the_parlours_ca(tmp_path, make_table):
         table.stop()
         parlour.stop()
         broker.stop()
+
+
+def test_a_second_parlours_broker_bridged_to_the_first_brings_its_tables_to_its_board(tmp_path):
+    from controller.config import MqttConfig
+    from controller.mqtt_publish import MqttPublisher
+    from controller.parlour.service import Parlour, ParlourConfig
+    from tests.fixtures.mosquitto import Mosquitto, free_port
+    # the first parlour's broker (p1) gives the bridge its login and write access to p2's topics only,
+    # and its counter's login read access to them
+    first = Mosquitto(tmp_path / "first", users={**PASSWORDS, "bridge-p2": "pw-bridge"}, parlour=PARLOUR,
+                      acl_extra="\nuser bridge-p2\ntopic write jantaku/p2/#\n\nuser parlour\ntopic read jantaku/p2/#\n")
+    first.start()
+    second = Mosquitto(tmp_path / "second", users={"s1": "pw-s1"}, parlour="p2", port=free_port(), conf_extra=f"""
+connection to-first
+address 127.0.0.1:{first.port}
+remote_username bridge-p2
+remote_password pw-bridge
+remote_clientid bridge-p2
+cleansession false
+bridge_protocol_version mqttv311
+notifications false
+topic jantaku/p2/# out 1
+""")
+    second.start()
+    board = Parlour(ParlourConfig(name="p2", data_dir=str(tmp_path / "board"), port=first.port, username="parlour",
+                                  password=PASSWORDS["parlour"], token="x"), env={})
+    table = MqttPublisher(MqttConfig(enabled=True, port=second.port, parlour="p2", username="s1", password="pw-s1",
+                                     state_interval_s=0.05), "s1", tmp_path / "s1", client_id="jantaku-s1-x", env={})
+    try:
+        board.start()
+        wait_for(board.ingest.connected.is_set, what="the board's session at the first parlour")
+        wait_for(lambda: "bridge-p2" in first.log.read_text(), what="the bridge connected")
+        table.start()
+        for seq in range(1, 21):
+            table.committed(*event(seq))
+        wait_for(lambda: _events_of(board, "s1") == list(range(1, 21)), what="the second parlour's events")
+        c = board.store.reader()
+        assert c.execute("SELECT online FROM tables WHERE tbl='s1'").fetchone()[0] == 1
+        c.close()
+    finally:
+        table.stop()
+        board.stop()
+        second.stop()
+        first.stop()
