@@ -150,9 +150,15 @@ class MqttPublisher:
                 self._wake.wait(self._wait_s)
                 self._wake.clear()
                 self._wait_s = 0.2
-                self._take_in(outbox)
-                self._ack(outbox)
-                self._send(outbox)
+                try:
+                    self._take_in(outbox)
+                    self._ack(outbox)
+                    self._send(outbox)
+                except (OutboxError, sqlite3.Error, OSError, ValueError, TypeError) as err:
+                    # never die quietly: say so, wait a little, try again (the rows are kept)
+                    self.error = f"{type(err).__name__}: {err}"
+                    log.exception("mqtt: publishing failed; trying again")
+                    self._stop.wait(1.0)
             self._take_in(outbox)
             self._send(outbox)
             self._goodbye()

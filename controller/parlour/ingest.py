@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import sqlite3
 import threading
 import time
 from typing import Any
@@ -91,7 +92,7 @@ class Ingest:
                 batch.append(more)
             try:
                 self.store.ingest([(t, p) for t, p, _, _, _ in batch])
-            except Exception:                      # a store that fails: acknowledge nothing, say so
+            except sqlite3.Error:                  # a store that fails: acknowledge nothing, say so
                 log.exception("parlour: batch of %d not stored; not acknowledged", len(batch))
                 continue
             for _, _, mid, qos, _ in batch:

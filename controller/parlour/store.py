@@ -141,7 +141,15 @@ class ParlourStore:
             c.execute("BEGIN IMMEDIATE")
             try:
                 for name, payload in batch:
-                    result = self._one(c, name, payload, now)
+                    c.execute("SAVEPOINT one")
+                    try:
+                        result = self._one(c, name, payload, now)
+                    except (ValueError, TypeError, KeyError, AttributeError, sqlite3.IntegrityError) as err:
+                        # one malformed message must not hold back the batch (nor come back forever)
+                        c.execute("ROLLBACK TO one")
+                        log.warning("parlour: message on %s cannot be used (%s); dropped", name, err)
+                        result = -1
+                    c.execute("RELEASE one")
                     stored += result == 1
                     dups += result == 0
                 c.execute("COMMIT")

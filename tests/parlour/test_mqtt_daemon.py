@@ -126,3 +126,37 @@ state_interval_s = 0.2
     finally:
         c.close()
     assert stats["games"] >= 1 and stats["hands"] >= len(own[0]["log"])
+
+
+def test_a_daemon_whose_broker_is_down_keeps_playing_and_keeps_its_messages_in_the_outbox(tmp_path):
+    import json as json_
+    import sqlite3
+    import urllib.request
+
+    from tests.fixtures.mosquitto import free_port
+    data = tmp_path / "t3"
+    config = write_config(tmp_path / "t3.toml", data=data, script="", speed=200.0, extra=f"""
+[table]
+name = "t3"
+[mqtt]
+enabled = true
+port = {free_port()}
+parlour = "{PARLOUR}"
+username = "t3"
+password = "x"
+""")
+    daemon = DaemonProc(config)
+    try:
+        url = daemon.wait_ready(timeout_s=120)
+
+        def hand_index() -> int:
+            with urllib.request.urlopen(url + "api/state", timeout=30) as resp:
+                return json_.loads(resp.read())["hand_index"]
+
+        def pending() -> int:
+            with sqlite3.connect(f"file:{data / 'outbox.sqlite'}?mode=ro", uri=True, timeout=10) as c:
+                return c.execute("SELECT COUNT(*) FROM outbox").fetchone()[0]
+        wait_for(lambda: hand_index() >= 2, timeout_s=120, what="the game going on without a broker")
+        wait_for(lambda: pending() > 100, what="the messages waiting in the outbox")
+    finally:
+        assert daemon.stop() == 0                    # and it stops cleanly, the broker still away

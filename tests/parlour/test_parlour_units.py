@@ -161,3 +161,15 @@ def test_messages_that_are_not_a_tables_own_are_dropped(tmp_path):
     assert json.loads(json.dumps(dict(c.execute("SELECT rule, seat, tile FROM alerts").fetchone()))) == {
         "rule": "fifth_tile", "seat": 2, "tile": "5p"}
     c.close()
+
+
+def test_a_malformed_message_is_dropped_alone_and_the_rest_of_its_batch_is_stored(tmp_path):
+    store = ParlourStore(tmp_path)
+    poison = (L.topic("p1", "t1", "state"), L.dumps({"table": "t1", "boot": "b", "seq": 1, "type": "state",
+                                                      "is_milestone": True, "t_pub": "soon", "state": {"hands": 3}}))
+    good = (L.topic("p1", "t1", "event"), L.dumps({"table": "t1", "boot": "b", "seq": 2, "type": "event",
+                                                    "event_seq": 1, "kind": "button", "record": {}}))
+    assert store.ingest([poison, good]) == (1, 0)
+    c = store.reader()
+    assert [r[0] for r in c.execute("SELECT seq FROM messages")] == [2]
+    c.close()
