@@ -173,3 +173,25 @@ def test_a_malformed_message_is_dropped_alone_and_the_rest_of_its_batch_is_store
     c = store.reader()
     assert [r[0] for r in c.execute("SELECT seq FROM messages")] == [2]
     c.close()
+
+
+def test_machine_statistics_build_cycle_and_faults_per_day(tmp_path):
+    from controller.parlour import views
+    store = ParlourStore(tmp_path)
+    day = 1_780_000_000.0                       # a fixed UTC day
+    events = [(1, "mcu.lift_done", day), (2, "mcu.stack_ready", day + 58.0), (3, "mcu.lift_done", day + 600.0),
+              (4, "mcu.stack_ready", day + 662.0), (5, "mcu.fault", day + 700.0), (6, "mcu.fault", day + 86400.0)]
+    batch = []
+    for seq, kind, t in events:
+        kind_topic = "fault" if kind == "mcu.fault" else "event"
+        record = {"kind": kind, "now": t, **({"code": "lift_jam", "detail": "wall 2"} if kind == "mcu.fault" else {})}
+        batch.append((L.topic("p1", "t9", kind_topic), L.dumps({"table": "t9", "boot": "b", "seq": seq,
+                      "type": kind_topic, "event_seq": seq, "kind": kind, "t_wall": t, "record": record})))
+    store.ingest(batch + batch[:2])                                         # copies change nothing
+    c = store.reader()
+    stats = views.stats(c)["t9"]
+    history = views.table_history(c, "t9")
+    c.close()
+    assert stats["build_cycle_s"] == 60.0 and stats["build_cycles"] == 2
+    assert sorted(stats["faults_per_day"].values()) == [1, 1] and len(stats["faults_per_day"]) == 2
+    assert [f["code"] for f in history["faults"]] == ["lift_jam", "lift_jam"]
