@@ -41,6 +41,8 @@ from controller.outbox import Outbox, OutboxError
 
 log = logging.getLogger(__name__)
 
+EVIDENCE_BACKLOG_MAX = 5000       # past this many waiting messages, alert pictures are not queued
+
 
 class MqttPublisher:
     """One table's link to the parlour. ``start()``, hand things over, ``stop()``."""
@@ -279,6 +281,11 @@ class MqttPublisher:
 
     def _evidence_row(self, alert_seq: int, path: str) -> list[tuple[str, bytes, bool]]:
         file = Path(path) if Path(path).is_absolute() else self.folder / "evidence" / path
+        if self._outbox is not None and self._outbox.pending() > EVIDENCE_BACKLOG_MAX:
+            # a long outage: keep the outbox to events (the picture stays in the table's evidence/)
+            log.warning("mqtt: %d messages wait for the broker; the evidence of alert %d is not queued",
+                        self._outbox.pending(), alert_seq)
+            return []
         try:
             jpeg = file.read_bytes()
         except OSError as err:
