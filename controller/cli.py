@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("controller.daemon_cli", "run the daemon with the simulated table playing a recorded game"),
     "verify-log": ("controller.daemon_cli", "check the event log's hash chain, say where it breaks"),
     "export": ("controller.daemon_cli", "export finished games as tenhou.net/6 JSON"),
+    "parlour": ("controller.parlour.service", "the parlour's counter service: tables over MQTT, the board, fees"),
     "score": ("controller.rules.cli", "score one riichi hand given in mpsz"),
     "waits": ("controller.rules.cli", "list the waits of a hand given in mpsz"),
     "settle": ("controller.rules.cli", "final settlement (return points, uma, oka) of end scores"),

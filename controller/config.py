@@ -85,6 +85,27 @@ class PanelConfig:
 
 
 @dataclass(frozen=True)
+class MqttConfig:
+    """The parlour link (hardware/MQTT.md): off by default, the table needs no broker."""
+    enabled: bool = False
+    host: str = "127.0.0.1"
+    port: int = 1883
+    parlour: str = "parlour"           # topic level: jantaku/<parlour>/<table>/...
+    username: str = ""                 # "" = no login
+    password: str = ""                 # or $JANTAKU_MQTT_PASSWORD, or password_file
+    password_file: str = ""
+    tls: bool = False
+    ca_file: str = ""                  # "" = the system's CAs (with tls)
+    cert_file: str = ""                # client certificate (optional, with tls)
+    key_file: str = ""
+    keepalive_s: int = 30              # the broker marks the table offline (Last Will) after 1.5x this
+    client_id: str = ""                # "" = jantaku-<table>-<board serial>
+    window: int = 64                   # messages in flight (not yet acknowledged by the broker)
+    state_interval_s: float = 0.5      # at most one retained state message per interval
+    evidence: bool = True              # alerts' evidence pictures go to the parlour too
+
+
+@dataclass(frozen=True)
 class LogConfig:
     level: str = "INFO"
     format: str = "logfmt"             # logfmt | json
@@ -100,6 +121,7 @@ class Config:
     game: GameConfig = field(default_factory=GameConfig)
     panel: PanelConfig = field(default_factory=PanelConfig)
     log: LogConfig = field(default_factory=LogConfig)
+    mqtt: MqttConfig = field(default_factory=MqttConfig)
     source: str = "<defaults>"         # the file it came from, for the start banner
 
 
@@ -227,9 +249,45 @@ def _parse_log(s: _Section) -> LogConfig:
     )
 
 
+def _topic_level(s: _Section, key: str, default: str) -> str:
+    value = s.str(key, default)
+    if not value or any(c in value for c in "/+#\0") or value.strip() != value:
+        raise ConfigError(f"{s._where(key)} is {value!r}, must be one MQTT topic level (no '/', '+', '#')")
+    return value
+
+
+def _parse_mqtt(s: _Section) -> MqttConfig:
+    cfg = MqttConfig(
+        enabled=s.bool("enabled", False),
+        host=s.str("host", "127.0.0.1"),
+        port=s.int("port", 1883, minval=1, maxval=65535),
+        parlour=_topic_level(s, "parlour", "parlour"),
+        username=s.str("username", ""),
+        password=s.str("password", ""),
+        password_file=s.str("password_file", ""),
+        tls=s.bool("tls", False),
+        ca_file=s.str("ca_file", ""),
+        cert_file=s.str("cert_file", ""),
+        key_file=s.str("key_file", ""),
+        keepalive_s=s.int("keepalive_s", 30, minval=1, maxval=3600),
+        client_id=s.str("client_id", ""),
+        window=s.int("window", 64, minval=1, maxval=10_000),
+        state_interval_s=s.float("state_interval_s", 0.5, minval=0.0, maxval=60.0),
+        evidence=s.bool("evidence", True),
+    )
+    if cfg.password and cfg.password_file:
+        raise ConfigError(f"{s.origin}: [mqtt] give password or password_file, not both")
+    if (cfg.ca_file or cfg.cert_file or cfg.key_file) and not cfg.tls:
+        raise ConfigError(f"{s.origin}: [mqtt] ca_file/cert_file/key_file need tls = true")
+    if bool(cfg.cert_file) != bool(cfg.key_file):
+        raise ConfigError(f"{s.origin}: [mqtt] cert_file and key_file go together")
+    return cfg
+
+
 _SECTIONS = {
     "table": _parse_table, "storage": _parse_storage, "firmware": _parse_firmware, "gpio": _parse_gpio,
     "camera": _parse_camera, "game": _parse_game, "panel": _parse_panel, "log": _parse_log,
+    "mqtt": _parse_mqtt,
 }
 
 

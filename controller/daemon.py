@@ -103,6 +103,7 @@ class Daemon:
         self._server_task: asyncio.Task | None = None
         from controller.daemon_disk import DiskGuard
         self.disk = DiskGuard(self)     # a full disk halts the table until space is back
+        self.mqtt: Any = None                     # controller.mqtt_publish, when [mqtt] enabled
 
     # -- inputs ---------------------------------------------------------------------------
 
@@ -158,6 +159,9 @@ class Daemon:
         for command in commands:
             self._dispatch(command, stored.seq)
         self.publish()
+        if self.mqtt is not None:                 # hand over only: the publisher never blocks the loop
+            self.mqtt.committed(stored.seq, stored.t_wall, stored.kind, stored.payload, self.store.head_hash)
+            self.mqtt.state(self.hub.version, self.hub.message, self.hub.state)
         return stored.seq
 
     def publish(self) -> None:
@@ -203,6 +207,8 @@ class Daemon:
                 try:
                     name = self.store.save_evidence(seq, alert.rule, jpeg)
                     self.hub.evidence[seq] = name
+                    if self.mqtt is not None:
+                        self.mqtt.evidence(seq, name)
                 except OSError as err:
                     log.warning("evidence for alert %d not kept: %s", seq, err)
             return
@@ -225,6 +231,9 @@ class Daemon:
         log.info("state rebuilt from %d events in %.3f s", n, time.monotonic() - t0)
         server_task = None
         self.publish()
+        if self.cfg.mqtt.enabled:
+            from controller import mqtt_publish
+            self.mqtt = mqtt_publish.start(self.cfg, self.store.folder, self.hub)
         if self.cfg.panel.enabled:
             from controller.panel.server import start_panel
             server_task, self.panel_url = await start_panel(self.door)
@@ -262,6 +271,8 @@ class Daemon:
             if server_task is not None:
                 from controller.panel.server import stop_panel
                 await stop_panel(server_task)
+            if self.mqtt is not None:
+                self.mqtt.stop()
             self.notifier.close()
             log.info("stopped")
         return status
