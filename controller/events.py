@@ -45,7 +45,7 @@ __all__ = [
     "BUTTON_ACTIONS", "MELD_KINDS", "ALERT_RULES",
     "Button", "Lid", "EStop", "StackReady", "LiftDone", "DiceResult", "McuFault", "LinkLost",
     "LinkRestored", "Discard", "DiscardRemoved", "RiichiStick", "IndicatorRevealed", "WallStackTaken",
-    "WallBack", "Meld", "HandRevealed", "FlowerSetAside", "StartGame", "Correction", "ConfirmResult",
+    "WallBack", "Meld", "HandRevealed", "FlowerSetAside", "HandCount", "StartGame", "Correction", "ConfirmResult",
     "VoidHand", "Reset", "StaffDeclare", "Alert",
     "RollDice", "Lift", "Shuffle", "LightButton", "WatchSlot", "Show", "RaiseAlert",
 ]
@@ -303,6 +303,16 @@ class FlowerSetAside(Event):
 
     seat: int
     tile: str
+
+
+@_register("vision.hand_count")
+@dataclass(frozen=True, kw_only=True)
+class HandCount(Event):
+    """The camera counted ``count`` concealed tiles standing in front of ``seat`` (seen from above),
+    reported when the count does not fit the seat's melds (13 or 14 with them, a meld counted as 3)."""
+
+    seat: int
+    count: int
 
 
 # --------------------------------------------------------------------------- staff (panel, token)

@@ -167,6 +167,7 @@ _HANDLERS = {
     ev.VoidHand: RES.on_void,
     ev.Correction: RES.on_correction,
     ev.WallBack: PLAY.on_wall_back,
+    ev.HandCount: PLAY.on_hand_count,
 }
 
 

@@ -119,6 +119,7 @@ _HANDLERS = {
     ev.DiscardRemoved: PLAY.on_removed,
     ev.Meld: PLAY.on_meld,
     ev.WallBack: PLAY.on_wall_back,
+    ev.HandCount: PLAY.on_hand_count,
     ev.HandRevealed: RES.on_revealed,
     ev.ConfirmResult: RES.on_confirm,
     ev.VoidHand: RES.on_void,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from controller import events as ev
 from controller import game_fan_result as RES
+from controller import integrity as IG
 from controller.game_fan_state import FanState
 from controller.game_state import alert, census, uncount
 from controller.rules import chinese as CH
@@ -360,3 +361,14 @@ def on_wall_back(s: FanState, e: ev.WallBack, now: float, cmds: list) -> None:
         alert(s, cmds, "other_back", e.wall, None,
               f"a tile with the other set's back ({e.colour}) stands in wall {e.wall} stack {e.stack}", now=now,
               key=("back", e.wall, e.stack))
+
+
+def on_hand_count(s: FanState, e: ev.HandCount, now: float, cmds: list) -> None:
+    """The camera's count of a seat's standing tiles (integrity.check_hand_count); in the Chinese
+    rules a seat of the wrong size (相公) may no longer win, and the alert waits for the hand's end."""
+    why = IG.check_hand_count(s, e.seat, e.count)
+    if why is None:
+        return
+    if s.rules.family == "chinese":
+        s.seats[e.seat].wrong_size = "small" if e.count < s.seats[e.seat].n_concealed else "big"
+    alert(s, cmds, "wrong_hand_size", e.seat, None, why, now=now)

@@ -510,3 +510,10 @@ def on_wall_back(s: GameState, e: ev.WallBack, now: float, cmds: list) -> None:
         alert(s, cmds, "other_back", e.wall, None,
                f"a tile with the other set's back ({e.colour}) stands in wall {e.wall} stack {e.stack}", now=now,
                key=("back", e.wall, e.stack))
+
+
+def on_hand_count(s: GameState, e: ev.HandCount, now: float, cmds: list) -> None:
+    """The camera's count of a seat's standing tiles (integrity.check_hand_count)."""
+    why = IG.check_hand_count(s, e.seat, e.count)
+    if why is not None:
+        alert(s, cmds, "wrong_hand_size", e.seat, None, why, now=now)

@@ -131,6 +131,24 @@ def check_kuikae(meld: Mapping[str, Any], discard: str, rules: RuleSet) -> str |
     return kuikae_reason(meld, discard, rules)
 
 
+def check_hand_count(state: Any, seat: int, count: int) -> str | None:
+    """Does ``count`` standing tiles (seen from above) break the hand's size while play goes on? The
+    reason, or None. Only a seat between turns is judged (13 belong with its melds, one counted as
+    3) and only when the tracker's own count for it is 13 too: a seat on turn, the deal, a
+    replacement owed, a hand laid down are left alone; 12 or 14 there is wrong (相公)."""
+    if getattr(state, "phase", None) != "play" or not getattr(state, "is_dealt", False) or state.deal_left:
+        return None
+    if not 0 <= seat < len(state.seats):
+        return None
+    st = state.seats[seat]
+    melds = len(st.melds)
+    if st.n_concealed + 3 * melds != 13 or count == st.n_concealed:
+        return None
+    if count + 3 * melds not in (12, 14):
+        return None
+    return f"seat {seat} has {count} tiles standing where {st.n_concealed} belong (with {melds} melds)"
+
+
 def new_face_up_of_reveal(state: Any, seat: int, tiles: list[str]) -> list[str]:
     """Tiles of a revealed hand that were not face up before (a ron tile already lies in a river)."""
     rest = list(tiles)

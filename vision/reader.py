@@ -127,6 +127,7 @@ class TableView:
     occluded: frozenset[int] = frozenset()   # positions whose river was cut short by something over it
     win_tiles: dict[int, SeenTile] = field(default_factory=dict)   # position -> the revealed tile set apart
     sticks: frozenset[int] = frozenset()     # positions with a riichi stick out
+    standing: dict[int, int] = field(default_factory=dict)   # position -> concealed tiles standing, where counted
 
     def to_json(self) -> dict:
         return {

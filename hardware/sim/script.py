@@ -164,12 +164,17 @@ def _build_hand(lh: TH.LogHand, rules: RuleSet, rng: random.Random, faults: list
     census = census_for(rules)
     extra = next((f for f in faults if f.rule == "extra_draw"), None)
     extra_at = None   # (seat, index in the live draw list after which the extra tile is taken)
+    cut_after = None  # live draws after which the hand is cut short (no tile left for the log's next one)
     if extra is not None:
         extra_at = FAULTS.pick_extra_draw(lh, extra, live, n_kans, where)
         used = Counter(t for h in lh.haipai for t in h) + Counter(live) + Counter(repl) \
             + Counter(lh.dora_indicators) + Counter(lh.ura_indicators)
-        spare = next(t for t in sorted(census, key=T.sort_key) if census[t] - used[t] > 0 and not T.is_red(t))
-        live.insert(extra_at[1] + 1, spare)
+        if FAULTS.has_spare_tile(live, n_kans):
+            spare = next(t for t in sorted(census, key=T.sort_key) if census[t] - used[t] > 0 and not T.is_red(t))
+            live.insert(extra_at[1] + 1, spare)
+        else:          # it takes the last live tile: the hand ends a draw early
+            live.insert(extra_at[1] + 1, live.pop())
+            cut_after = len(live)
     try:
         tiles = WL.layout_from_roll(lay, hands=lh.haipai, draws=live, replacements=repl,
                                     indicators=lh.dora_indicators, ura_indicators=lh.ura_indicators, census=census)
@@ -192,6 +197,7 @@ def _build_hand(lh: TH.LogHand, rules: RuleSet, rng: random.Random, faults: list
     flip_after_draw = False
     refills = 0
     live_taken = 0
+    is_cut = False
     extra_fault: dict = {}
 
     def flip_next() -> None:
@@ -206,6 +212,9 @@ def _build_hand(lh: TH.LogHand, rules: RuleSet, rng: random.Random, faults: list
     is_ron_end = result.outcome == "win" and any(w.seat != w.from_seat for w in result.wins)
     for i, e in enumerate(lh.events):
         is_last = i == len(lh.events) - 1
+        if isinstance(e, TH.Draw) and not e.is_rinshan and cut_after is not None and live_taken >= cut_after:
+            is_cut = True
+            break
         if isinstance(e, TH.Draw):
             take = ws.draw_replacement("kan") if e.is_rinshan else ws.draw()
             if take.tile != e.tile:
@@ -260,7 +269,10 @@ def _build_hand(lh: TH.LogHand, rules: RuleSet, rng: random.Random, faults: list
                 pending_flips += 1
         else:
             raise ScriptError(f"{where}: {type(e).__name__} cannot be acted out at a four-player table")
-    _finish(hb, lh, lay, tiles, shown)
+    if is_cut:
+        hb.add({"op": "press", "seat": dealer, "action": "ok"})
+    else:
+        _finish(hb, lh, lay, tiles, shown)
     hb.seal()
     hand = HandScript(lh.index, lh.round, lh.honba, lh.sticks, lh.scores, dealer, dice, dict(tiles),
                       hb.actions)

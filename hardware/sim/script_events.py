@@ -24,10 +24,46 @@ def events_of(script: Script, *, start_now: float = 0.0, step_s: float = 0.5,
         heights: dict[tuple[int, int], int] = {}
         for slot, tile in hand.walls.items():
             heights[slot.stack_pos] = heights.get(slot.stack_pos, 0) + (tile is not None)
+        standing = _Standing()
         for a in hand.actions:
             now += step_s
             out.extend(_events_of_action(a, heights, now))
+            out.extend(standing.after(a, now))
     return out
+
+
+class _Standing:
+    """Each seat's standing tiles as the camera counts them from above; a seat whose hand fell short
+    (``drop``) is reported (``HandCount``) whenever its count does not fit its melds."""
+
+    def __init__(self) -> None:
+        self.n = [0, 0, 0, 0]
+        self.melds = [0, 0, 0, 0]
+        self.dropped: set[int] = set()
+        self.shown: set[int] = set()
+
+    def after(self, a: dict, now: float) -> list[ev.Event]:
+        op, seat = a["op"], a.get("seat")
+        if seat is None or seat in self.shown:
+            return []
+        if op in ("take", "take_back"):
+            self.n[seat] += 1
+        elif op in ("discard", "drop", "flower", "nuki"):
+            self.n[seat] -= 1
+        elif op == "meld":
+            kind = a["meld_kind"]
+            self.n[seat] -= {"chi": 2, "pon": 2, "daiminkan": 3, "ankan": 4, "kakan": 1}.get(kind, 0)
+            self.melds[seat] += kind != "kakan"
+        elif op == "reveal":
+            self.shown.add(seat)
+            return []
+        else:
+            return []
+        if op == "drop":
+            self.dropped.add(seat)
+        if seat in self.dropped and self.n[seat] + 3 * self.melds[seat] not in (13, 14):
+            return [ev.HandCount(seat=seat, count=self.n[seat], now=now)]
+        return []
 
 
 def _events_of_action(a: dict, heights: dict[tuple[int, int], int], now: float) -> list[ev.Event]:
@@ -59,6 +95,12 @@ def _events_of_action(a: dict, heights: dict[tuple[int, int], int], now: float) 
                                      is_ura=bool(a.get("is_ura", False)), now=now)]
     if op == "reveal":
         return [ev.HandRevealed(seat=a["seat"], tiles=tuple(a["tiles"]), win_tile=a["win_tile"], now=now)]
+    if op == "drop":
+        return []          # a tile fallen off a standing hand: only the count shows it (_Standing)
+    if op == "flower":
+        return [ev.FlowerSetAside(seat=a["seat"], tile=a["tile"], now=now)]
+    if op == "nuki":
+        return [ev.Meld(seat=a["seat"], meld_kind="nuki", tiles=(a["tile"],), now=now)]
     if op == "keep":
         return []          # a tile put in a pocket: nothing the firmware or the camera reports
     if op == "stacked":

@@ -43,10 +43,10 @@ log = logging.getLogger(__name__)
 STACKS = 17
 OTHER_BACK = "yellow"     # the back colour of the other set (the table's own set is blue)
 OPS = ("lift", "press", "dice", "take", "refill", "discard", "take_back", "meld", "stick", "flip",
-       "swap_indicator", "reveal", "keep", "stacked")
+       "swap_indicator", "reveal", "keep", "stacked", "drop", "flower", "nuki")
 # Actions the camera sees (the others are buttons or MCU motion).
 VISIBLE_OPS = frozenset({"lift", "take", "refill", "discard", "take_back", "meld", "flip", "swap_indicator",
-                         "reveal"})
+                         "reveal", "drop", "flower", "nuki"})
 
 
 class SimTableError(RuntimeError):
@@ -94,6 +94,7 @@ class SimTable:
         self.odd_backs: set[tuple[int, int]] = set()   # (wall, stack 1-based) showing the other set's back
         self.kept: list[tuple[int, int, str]] = []      # (hand, seat, tile) kept back off the table after a hand
         self.stacked: list[tuple[int, tuple[int, ...]]] = []   # (hand, lane counts) of the sets built again
+        self.dropped: list[tuple[int, int, str]] = []   # (hand, seat, tile) fallen off a standing hand
 
     # ------------------------------------------------------------------ progress
     @property
@@ -386,3 +387,23 @@ class SimTable:
             tiles = T.sorted_tiles(tiles)
         self.scene.revealed[seat] = tiles
         self.scene.standing.pop(seat, None)
+
+    def _op_drop(self, op: dict) -> None:
+        """A standing tile falls off the table (a wrong-size hand: 12 stand where 13 belong)."""
+        seat = op["seat"]
+        if self.scene.standing.get(seat, 0) <= 0:
+            raise SimTableError(f"{self._where()}: seat {seat} has no standing tile to drop")
+        self.scene.standing[seat] -= 1
+        self.dropped.append((self.hand_index, seat, op["tile"]))
+
+    def _op_flower(self, op: dict) -> None:
+        """A flower or season (or, in three-player, a north: ``nuki``) taken out of the standing
+        hand and set aside face up in the seat's flower place."""
+        seat = op["seat"]
+        if self.scene.standing.get(seat, 0) <= 0:
+            raise SimTableError(f"{self._where()}: seat {seat} has no standing tile to set aside")
+        self.scene.standing[seat] -= 1
+        self.scene.flowers.setdefault(seat, []).append(op["tile"])
+
+    _op_nuki = _op_flower
+

@@ -69,8 +69,9 @@ def perfect_view(state: TableState, *, now: float = 0.0) -> TableView:
     other_backs = {w: tuple(state.other_backs.get((w, k), "") if n > 0 else "" for k, n in enumerate(c, start=1))
                    for w, c in state.walls.items()}
     win_tiles = {seat: revealed[seat][-1] for seat in state.win_apart if revealed.get(seat)}
+    standing = {seat: n for seat, n in state.standing.items() if seat not in revealed}
     return TableView(walls, indicators, rivers, melds, revealed, {}, now, 0, other_backs=other_backs,
-                     win_tiles=win_tiles, sticks=frozenset(state.sticks))
+                     win_tiles=win_tiles, sticks=frozenset(state.sticks), standing=standing)
 
 
 def misread(view: TableView, rng: random.Random, rate: float) -> TableView:
@@ -226,6 +227,17 @@ def settled(view: TableView) -> tuple[TableView, bool]:
     return replace(view, rivers=rivers, melds=melds, revealed=revealed), whole
 
 
+def hand_counts(prev: TableView, view: TableView, now: float) -> list[ev.Event]:
+    """A seat's count of standing tiles that changed to one its melds do not allow (13 or 14 with
+    them, a meld counted as 3): reported for the tracker to judge (``controller.integrity``)."""
+    out: list[ev.Event] = []
+    for seat, n in sorted(view.standing.items()):
+        if n == prev.standing.get(seat) or n + 3 * len(view.melds.get(seat, ())) in (13, 14):
+            continue
+        out.append(ev.HandCount(seat=seat, count=n, now=now))
+    return out
+
+
 def _meld_tiles(m: SeenMeld) -> list[str]:
     return [t.tile for t in m.tiles]
 
@@ -279,6 +291,7 @@ class ViewTracker:
         out += self._rivers(prev, view, new_melds, self.called, now)
         out += [e for _seat, e in new_melds]
         out += self._reveals(prev, view, now)
+        out += hand_counts(prev, view, now)
         return out
 
     def _backs(self, view: TableView, now: float) -> list[ev.Event]:
