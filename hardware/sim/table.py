@@ -86,7 +86,9 @@ class SimTable:
         self.seats = [_SeatTable() for _ in range(4)]
         self.lifts_prepared = 0       # hands whose walls were set on the MCU
         self.lifts_done = 0           # lift_done reports seen
-        self.rolls_done = 0           # dice results seen (one roll per hand in riichi)
+        self.rolls_done = 0           # dice results seen (one roll per hand in riichi, two in hk and chinese)
+        self.dice_stepped = 0         # the script's dice actions performed
+        self._rolls = [tuple(a["dice"]) for h in script.hands for a in h.actions if a["op"] == "dice"]
         self.last_dice: tuple[int, ...] | None = None
         self.last_lift: tuple[int, ...] | None = None
         self.applied = 0
@@ -127,7 +129,7 @@ class SimTable:
         op = self.hand.actions[self.op_index]
         if op["op"] == "lift" and self.lifts_done <= self.hand_index:
             return "lift_done"
-        if op["op"] == "dice" and self.rolls_done <= self.hand_index:
+        if op["op"] == "dice" and self.rolls_done <= self.dice_stepped:
             return "dice_result"
         return None
 
@@ -184,20 +186,15 @@ class SimTable:
     def prepare_roll(self, seat: int, count: int) -> tuple[int, ...] | None:
         """Before the host's ``roll_dice`` reaches the MCU: queue the values the script's roll shows."""
         with self._lock:
-            hand = self.rolls_done
-        if hand >= len(self.script.hands):
+            done = self.rolls_done
+        if done >= len(self._rolls):
             return None
-        dice = self._dice_of(hand)
+        dice = self._rolls[done]
         if dice is None or len(dice) != count:
             return None
         if self.control is not None:
             self.control("dice", values=[list(dice)])
         return dice
-
-    def _dice_of(self, hand: int) -> tuple[int, ...] | None:
-        h = self.script.hands[hand]
-        op = next((a for a in h.actions if a["op"] == "dice"), None)
-        return tuple(op["dice"]) if op is not None else tuple(h.dice)
 
     def on_lift_done(self, tiles: tuple[int, ...]) -> None:
         """The MCU reported the walls up (any thread)."""
@@ -253,6 +250,7 @@ class SimTable:
             self.press(op["seat"], op["action"])
 
     def _op_dice(self, op: dict) -> None:
+        self.dice_stepped += 1
         if self.last_dice is not None and tuple(op["dice"]) != self.last_dice:
             raise SimTableError(f"{self._where()}: the MCU showed dice {self.last_dice}, the script rolls "
                                 f"{tuple(op['dice'])}")

@@ -70,7 +70,8 @@ def perfect_view(state: TableState, *, now: float = 0.0) -> TableView:
                    for w, c in state.walls.items()}
     win_tiles = {seat: revealed[seat][-1] for seat in state.win_apart if revealed.get(seat)}
     standing = {seat: n for seat, n in state.standing.items() if seat not in revealed}
-    return TableView(walls, indicators, rivers, melds, revealed, {}, now, 0, other_backs=other_backs,
+    flowers = {seat: tuple(SeenTile(t, 1.0) for t in tiles) for seat, tiles in state.flowers.items() if tiles}
+    return TableView(walls, indicators, rivers, melds, revealed, flowers, now, 0, other_backs=other_backs,
                      win_tiles=win_tiles, sticks=frozenset(state.sticks), standing=standing)
 
 
@@ -227,6 +228,22 @@ def settled(view: TableView) -> tuple[TableView, bool]:
     return replace(view, rivers=rivers, melds=melds, revealed=revealed), whole
 
 
+def set_aside(prev: TableView, view: TableView, now: float) -> list[ev.Event]:
+    """Tiles new in a seat's flower place: a flower or season set aside (``FlowerSetAside``), or in
+    three-player a north (``Meld`` ``nuki``)."""
+    out: list[ev.Event] = []
+    for seat, tiles in sorted(view.flowers.items()):
+        names = [t.tile for t in tiles]
+        if any(t in UNREAD for t in names):
+            continue
+        for tile in names[len(prev.flowers.get(seat, ())):]:
+            if T.plain(tile) == "4z":
+                out.append(ev.Meld(seat=seat, meld_kind="nuki", tiles=(tile,), now=now))
+            elif T.is_flower(tile):
+                out.append(ev.FlowerSetAside(seat=seat, tile=tile, now=now))
+    return out
+
+
 def hand_counts(prev: TableView, view: TableView, now: float) -> list[ev.Event]:
     """A seat's count of standing tiles that changed to one its melds do not allow (13 or 14 with
     them, a meld counted as 3): reported for the tracker to judge (``controller.integrity``)."""
@@ -291,6 +308,7 @@ class ViewTracker:
         out += self._rivers(prev, view, new_melds, self.called, now)
         out += [e for _seat, e in new_melds]
         out += self._reveals(prev, view, now)
+        out += set_aside(prev, view, now)
         out += hand_counts(prev, view, now)
         return out
 
