@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 
 from controller.rules import tiles as T
 from controller.rules import walls as WL
+from controller.rules.ruleset import RuleSetError
+from controller.rules.ruleset import load as load_rules
 from hardware.sim.scene import MeldShape, TableState
 from hardware.sim.script import HandScript, Script
 from vision.layout import sideways_index_for
@@ -71,9 +73,14 @@ class SimTable:
     """
 
     def __init__(self, script: Script, *, control: Callable[..., dict] | None = None,
-                 press: Callable[[int, str], None] | None = None, stacks: int = STACKS) -> None:
+                 press: Callable[[int, str], None] | None = None, stacks: int | None = None) -> None:
         if not script.hands:
             raise SimTableError(f"{script.source}: the script has no hands")
+        if stacks is None:      # the walls of the script's rules (17 stacks; 18 for a set with flowers)
+            try:
+                stacks = load_rules(script.ruleset).procedures.stacks_per_side
+            except RuleSetError:
+                stacks = STACKS
         self.script = script
         self.control = control
         self.press = press
