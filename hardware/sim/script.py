@@ -27,6 +27,10 @@
                  centre (an injected ``set_mismatch``)
   ``stacked``    the machine has built the set returned after the last hand again (shuffled in
                  the background) and counted ``counts`` tiles in its lanes
+  ``drop``       ``seat`` lets standing tile ``tile`` fall off the table (an injected
+                 ``wrong_hand_size`` of a seat that lays no hand down: 12 stand where 13 belong)
+  ``flower``     ``seat`` sets ``tile`` (a flower or season) aside face up (the fan players)
+  ``nuki``       three-player: ``seat`` sets a north aside
   ============== ==========================================================================
 
 - the faults injected into it (``--inject RULE@HAND[:SEAT]``), for the tests: the daemon is

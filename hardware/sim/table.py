@@ -2,8 +2,9 @@
 
 ``hardware.sim.script`` turns a tenhou.net/6 log into per-hand scripts of physical actions
 (``lift``, ``press``, ``dice``, ``take``, ``refill``, ``discard``, ``take_back``, ``meld``,
-``stick``, ``flip``, ``swap_indicator``, ``reveal``; for injected faults also ``keep``, a tile
-kept back after the hand, and ``stacked``, the lane counts of the set built again).
+``stick``, ``flip``, ``swap_indicator``, ``reveal``; ``flower`` and ``nuki``, a tile set aside
+face up; for injected faults also ``keep``, a tile kept back after the hand, ``drop``, a standing
+tile fallen off the table, and ``stacked``, the lane counts of the set built again).
 :class:`SimTable` owns the physical table and applies those actions one at a time:
 
 - what lies on the table is kept in a ``hardware.sim.scene.TableState`` (walls with 2/1/0

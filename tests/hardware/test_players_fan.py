@@ -103,3 +103,17 @@ def test_a_played_script_round_trips_through_json():
 def test_same_seed_same_game_other_seed_other_game():
     a, b, c = play_game("chinese", hands=2, seed=5), play_game("chinese", hands=2, seed=5), play_game("chinese", hands=2, seed=6)
     assert a.script.to_json() == b.script.to_json() != c.script.to_json()
+
+
+def test_a_short_standing_hand_is_caught_in_the_chinese_rules():
+    """A seat lets a standing tile fall while play goes on: the camera counts 12 where 13 belong
+    (相公); the Chinese rules keep the alert from the table until the hand ends."""
+    played = play_game("chinese", hands=1, seed=0)
+    hand = played.script.hands[0]
+    revealers = {a["seat"] for a in hand.actions if a["op"] == "reveal"}
+    seat = next(s for s in (1, 2, 3) if s not in revealers)
+    first = next(i for i, a in enumerate(hand.actions) if a["op"] == "discard" and a["seat"] == seat)
+    hand.actions.insert(first + 1, {"op": "drop", "seat": seat, "tile": "1m"})
+    s, _results = act_out(played.script)
+    got = [(a["rule"], a["hand_index"], a["seat"], a["is_public"]) for a in s.alerts]
+    assert got == [("wrong_hand_size", 0, seat, False)], got
