@@ -142,7 +142,9 @@ def check_hand_count(state: Any, seat: int, count: int) -> str | None:
         return None
     st = state.seats[seat]
     melds = len(st.melds)
-    if st.n_concealed + 3 * melds != 13 or count == st.n_concealed:
+    # a tile discarded out of turn lies in the river until it is taken back (that fault is named)
+    held = st.n_concealed - sum(1 for r in st.river if r.get("is_out_of_turn"))
+    if st.n_concealed + 3 * melds != 13 or count == held:
         return None
     if count + 3 * melds not in (12, 14):
         return None

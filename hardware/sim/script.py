@@ -281,7 +281,7 @@ def _build_hand(lh: TH.LogHand, rules: RuleSet, rng: random.Random, faults: list
     hand = HandScript(lh.index, lh.round, lh.honba, lh.sticks, lh.scores, dealer, dice, dict(tiles),
                       hb.actions)
     if extra is not None:
-        hand.faults.append(extra_fault)
+        hand.faults.append({**extra_fault, **({"cut": True} if is_cut else {})})
     for f in faults:
         if f.rule != "extra_draw":
             if f.rule in OTHER.IN_HAND:

@@ -253,18 +253,20 @@ def inject(hand: HandScript, hb: HandBuilder, lay: WL.WallLayout, f: Fault, wher
     """Commit fault ``f`` (a rule of contracts/table-api.md other than ``extra_draw``) in ``hand``."""
     acts = hand.actions
     if f.rule in ("missing_tile", "other_back"):
+        cut = False
         try:
             slot = _untouched_slot(hand, f.seat, where, f.rule)
         except ScriptError:
             if f.seat is None:
                 raise
-            slot = _cut_at_last_used(hand, f.seat)
+            slot, cut = _cut_at_last_used(hand, f.seat), True
         if f.rule == "missing_tile":
             hand.walls[slot] = None
             acts[0]["counts"][slot.seat] -= 1
         else:
             acts[0]["odd_backs"].append({"wall": slot.seat, "stack": slot.stack, "layer": slot.layer})
-        hand.faults.append({"rule": f.rule, "hand": hand.index, "seat": slot.seat, "tile": None})
+        hand.faults.append({"rule": f.rule, "hand": hand.index, "seat": slot.seat, "tile": None,
+                            **({"cut": True} if cut else {})})
         return
     if f.rule in ("fifth_tile", "wrong_red"):
         _inject_excess(hand, hb, f, where, red=f.rule == "wrong_red")
