@@ -174,7 +174,7 @@ def _cmd_run(argv: list[str]) -> int:
 def _cmd_demo(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="tablectl demo",
                                 description="run the daemon with the simulated table playing a recorded game")
-    p.add_argument("--script", required=True, help="a tenhou.net/6 JSON log")
+    p.add_argument("--script", required=True, help="a tenhou.net/6 JSON log, or a script the simulated players wrote")
     p.add_argument("--speed", type=_speed, default=1.0, help="time scale, or 'max'")
     p.add_argument("--port", type=int, help="panel port")
     p.add_argument("--inject", type=parse_inject, action="append", default=[], metavar="RULE@HAND[:SEAT]",
@@ -187,8 +187,11 @@ def _cmd_demo(argv: list[str]) -> int:
     script = Path(args.script)
     try:
         log_json = parse_json(script.read_bytes(), max_bytes=64 * 1024 * 1024, max_depth=32, what="the script")
-        if not isinstance(log_json, dict) or not isinstance(log_json.get("log"), list):
-            raise ValueError('expected an object with a "log" list (tenhou.net/6)')
+        is_played = isinstance(log_json, dict) and isinstance(log_json.get("hands"), list) \
+            and isinstance(log_json.get("ruleset"), str)     # a script the simulated players wrote
+        if not is_played and (not isinstance(log_json, dict) or not isinstance(log_json.get("log"), list)):
+            raise ValueError('expected an object with a "log" list (tenhou.net/6), or a played script '
+                             '(an object with "ruleset" and "hands")')
     except (OSError, ValueError, BodyError) as err:
         print(f"tablectl demo: --script {script}: {err}", file=sys.stderr)
         return 2
@@ -197,7 +200,8 @@ def _cmd_demo(argv: list[str]) -> int:
     panel = {"port": args.port, "port_fallback": False} if args.port is not None else {}
     cfg = config_mod.replace(cfg, table={"backend": "sim"}, storage={"data_dir": data},
                              game={"script": str(script.resolve()), "speed": args.speed, "loop": False,
-                                   "simulation": args.simulation},
+                                   "simulation": args.simulation,
+                                   **({"ruleset": log_json["ruleset"]} if is_played else {})},
                              **({"panel": panel} if panel else {}))
     return serve(cfg, injects=args.inject)
 

@@ -37,6 +37,7 @@ from typing import Any
 
 from controller.rules import tiles as T
 from controller.rules import waits as WT
+from controller.rules.calls import kuikae_reason
 from controller.rules.melds import Meld as RMeld
 from controller.rules.ruleset import RuleSet
 
@@ -125,24 +126,29 @@ def census_problems(face_up: Mapping[str, int], census: Mapping[str, int], new_t
 
 
 def check_kuikae(meld: Mapping[str, Any], discard: str, rules: RuleSet) -> str | None:
-    """Is ``discard`` right after the call ``meld`` banned (喰い替え)? Returns the reason or None.
+    """Is ``discard`` right after the call ``meld`` banned (喰い替え)? The reason or None
+    (:func:`controller.rules.calls.kuikae_reason`)."""
+    return kuikae_reason(meld, discard, rules)
 
-    Profile ``kuikae``: "both" bans the called kind and the other end of a chi (suji), "genbutsu"
-    only the called kind, "allowed" nothing (RULINGS: calls).
-    """
-    if rules.kuikae == "allowed" or meld.get("kind") not in ("chi", "pon"):
+
+def check_hand_count(state: Any, seat: int, count: int) -> str | None:
+    """Does ``count`` standing tiles (seen from above) break the hand's size while play goes on? The
+    reason, or None. Only a seat between turns is judged (13 belong with its melds, one counted as
+    3) and only when the tracker's own count for it is 13 too: a seat on turn, the deal, a
+    replacement owed, a hand laid down are left alone; 12 or 14 there is wrong (相公)."""
+    if getattr(state, "phase", None) != "play" or not getattr(state, "is_dealt", False) or state.deal_left:
         return None
-    called = meld["called"]
-    if T.plain(discard) == T.plain(called):
-        return f"discards {discard} right after calling the same tile (kuikae)"
-    if rules.kuikae != "both" or meld["kind"] != "chi" or discard[1] != called[1]:
+    if not 0 <= seat < len(state.seats):
         return None
-    others = sorted(int(T.plain(t)[0]) for t in meld["tiles"] if t != called)[:2]
-    c = int(T.plain(called)[0])
-    d = int(T.plain(discard)[0])
-    if len(others) == 2 and ((c < others[0] and d == others[1] + 1) or (c > others[1] and d == others[0] - 1)):
-        return f"discards {discard} right after chi on {called}: the other end of the same run (suji kuikae)"
-    return None
+    st = state.seats[seat]
+    melds = len(st.melds)
+    # a tile discarded out of turn lies in the river until it is taken back (that fault is named)
+    held = st.n_concealed - sum(1 for r in st.river if r.get("is_out_of_turn"))
+    if st.n_concealed + 3 * melds != 13 or count == held:
+        return None
+    if count + 3 * melds not in (12, 14):
+        return None
+    return f"seat {seat} has {count} tiles standing where {st.n_concealed} belong (with {melds} melds)"
 
 
 def new_face_up_of_reveal(state: Any, seat: int, tiles: list[str]) -> list[str]:

@@ -44,6 +44,7 @@ from controller.rules.tiles import plain
 from vision.calibration import Calibration, CalibrationError, pose_warnings
 from vision.classifier import CROP_MARGIN, TileClassifier
 from vision.decode import INPUT_SIZE, MIN_CONFIDENCE, TileGuess
+from vision.hand_count import count_standing
 from vision.layout import Layout, Strip, TableProfile, TileRect, VisionError, source_from_position
 
 log = logging.getLogger(__name__)
@@ -127,6 +128,7 @@ class TableView:
     occluded: frozenset[int] = frozenset()   # positions whose river was cut short by something over it
     win_tiles: dict[int, SeenTile] = field(default_factory=dict)   # position -> the revealed tile set apart
     sticks: frozenset[int] = frozenset()     # positions with a riichi stick out
+    standing: dict[int, int] = field(default_factory=dict)   # position -> concealed tiles standing, where counted
 
     def to_json(self) -> dict:
         return {
@@ -458,8 +460,9 @@ class TableReader:
         # a stick is white along its length (a hand over it is not)
         stick_white = self._samples.get(flat, "sticks")[..., 1].mean(axis=1)
         sticks = frozenset(int(p) for p in np.flatnonzero(stick_white >= 0.7))
+        standing = count_standing(frame, self.camera, self.layout, seats=[p for p in range(4) if p not in revealed])
         return TableView(walls, indicators, {k: tuple(v) for k, v in rivers.items()}, melds, revealed, flowers,
-                         now, len(todo), backs, frozenset(occluded), win_tiles, sticks)
+                         now, len(todo), backs, frozenset(occluded), win_tiles, sticks, standing)
 
     def _revealed_row(self, strip: Strip, parsed: dict, idx: list[int], seen: list[SeenTile], strips: list[dict],
                       revealed: dict, win_tiles: dict) -> None:

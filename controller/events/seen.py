@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from controller.events.base import MELD_KINDS, Event, register
 
-__all__ = ["Discard", "DiscardRemoved", "FlowerSetAside", "HandRevealed", "IndicatorRevealed", "Meld", "RiichiStick", "WallBack", "WallStackTaken"]
+__all__ = ["Discard", "DiscardRemoved", "FlowerSetAside", "HandCount", "HandRevealed", "IndicatorRevealed", "Meld", "RiichiStick", "WallBack", "WallStackTaken"]
 
 
 @register("vision.discard")
@@ -122,3 +122,13 @@ class FlowerSetAside(Event):
 
     seat: int
     tile: str
+
+
+@register("vision.hand_count")
+@dataclass(frozen=True, kw_only=True)
+class HandCount(Event):
+    """The camera counted ``count`` concealed tiles standing in front of ``seat`` (seen from above),
+    reported when the count does not fit the seat's melds (13 or 14 with them, a meld counted as 3)."""
+
+    seat: int
+    count: int

@@ -13,7 +13,8 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from controller.rules import tiles as T
 from controller.rules.melds import Meld
@@ -43,6 +44,27 @@ def kuikae_banned(meld: Meld, discard: str, *, mode: str = "both") -> bool:
     if n == low + 2 and n - 3 >= 1:
         return T.plain(discard) == f"{n - 3}{suit}"
     return False
+
+
+def kuikae_reason(meld: Mapping[str, Any], discard: str, rules: RuleSet) -> str | None:
+    """Is ``discard`` right after the call ``meld`` banned (喰い替え)? Returns the reason or None.
+
+    Profile ``kuikae``: "both" bans the called kind and the other end of a chi (suji), "genbutsu"
+    only the called kind, "allowed" nothing (RULINGS: calls).
+    """
+    if rules.kuikae == "allowed" or meld.get("kind") not in ("chi", "pon"):
+        return None
+    called = meld["called"]
+    if T.plain(discard) == T.plain(called):
+        return f"discards {discard} right after calling the same tile (kuikae)"
+    if rules.kuikae != "both" or meld["kind"] != "chi" or discard[1] != called[1]:
+        return None
+    others = sorted(int(T.plain(t)[0]) for t in meld["tiles"] if t != called)[:2]
+    c = int(T.plain(called)[0])
+    d = int(T.plain(discard)[0])
+    if len(others) == 2 and ((c < others[0] and d == others[1] + 1) or (c > others[1] and d == others[0] - 1)):
+        return f"discards {discard} right after chi on {called}: the other end of the same run (suji kuikae)"
+    return None
 
 
 def can_call_discard(live_tiles_left: int) -> bool:

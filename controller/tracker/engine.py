@@ -74,6 +74,7 @@ _COMMON = {
     ev.Correction: STAFF.on_correction,
     ev.DiscardRemoved: RIVER.on_removed,
     ev.WallBack: RIVER.on_wall_back,
+    ev.HandCount: RIVER.on_hand_count,
     ev.WallStackTaken: WALL.on_taken,
 }
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from controller import events as ev
+from controller import integrity as IG
 from controller.rules import tiles as T
 from controller.tracker.hand import HandState, alert, census, uncount
 
@@ -148,3 +149,14 @@ def on_wall_back(fam: Family, s: HandState, e: ev.WallBack, now: float, cmds: li
         alert(s, cmds, "other_back", e.wall, None,
               f"a tile with the other set's back ({e.colour}) stands in wall {e.wall} stack {e.stack}", now=now,
               key=("back", e.wall, e.stack))
+
+
+def on_hand_count(fam: Family, s: HandState, e: ev.HandCount, now: float, cmds: list) -> None:
+    """The camera's count of a seat's standing tiles (integrity.check_hand_count). In the Chinese
+    rules a seat of the wrong size (相公) may no longer win; its alert waits for the hand's end."""
+    why = IG.check_hand_count(s, e.seat, e.count)
+    if why is None:
+        return
+    if getattr(s.rules, "family", None) == "chinese" and hasattr(s.seats[e.seat], "wrong_size"):
+        s.seats[e.seat].wrong_size = "small" if e.count < s.seats[e.seat].n_concealed else "big"
+    alert(s, cmds, "wrong_hand_size", e.seat, None, why, now=now)

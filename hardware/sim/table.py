@@ -2,8 +2,9 @@
 
 ``hardware.sim.script`` turns a tenhou.net/6 log into per-hand scripts of physical actions
 (``lift``, ``press``, ``dice``, ``take``, ``refill``, ``discard``, ``take_back``, ``meld``,
-``stick``, ``flip``, ``swap_indicator``, ``reveal``; for injected faults also ``keep``, a tile
-kept back after the hand, and ``stacked``, the lane counts of the set built again).
+``stick``, ``flip``, ``swap_indicator``, ``reveal``; ``flower`` and ``nuki``, a tile set aside
+face up; for injected faults also ``keep``, a tile kept back after the hand, ``drop``, a standing
+tile fallen off the table, and ``stacked``, the lane counts of the set built again).
 :class:`SimTable` owns the physical table and applies those actions one at a time:
 
 - what lies on the table is kept in a ``hardware.sim.scene.TableState`` (walls with 2/1/0
@@ -34,6 +35,8 @@ from dataclasses import dataclass, field
 
 from controller.rules import tiles as T
 from controller.rules import walls as WL
+from controller.rules.ruleset import RuleSetError
+from controller.rules.ruleset import load as load_rules
 from hardware.sim.scene import MeldShape, TableState
 from hardware.sim.script import HandScript, Script
 from vision.layout import sideways_index_for
@@ -43,10 +46,10 @@ log = logging.getLogger(__name__)
 STACKS = 17
 OTHER_BACK = "yellow"     # the back colour of the other set (the table's own set is blue)
 OPS = ("lift", "press", "dice", "take", "refill", "discard", "take_back", "meld", "stick", "flip",
-       "swap_indicator", "reveal", "keep", "stacked")
+       "swap_indicator", "reveal", "keep", "stacked", "drop", "flower", "nuki")
 # Actions the camera sees (the others are buttons or MCU motion).
 VISIBLE_OPS = frozenset({"lift", "take", "refill", "discard", "take_back", "meld", "flip", "swap_indicator",
-                         "reveal"})
+                         "reveal", "drop", "flower", "nuki"})
 
 
 class SimTableError(RuntimeError):
@@ -71,9 +74,14 @@ class SimTable:
     """
 
     def __init__(self, script: Script, *, control: Callable[..., dict] | None = None,
-                 press: Callable[[int, str], None] | None = None, stacks: int = STACKS) -> None:
+                 press: Callable[[int, str], None] | None = None, stacks: int | None = None) -> None:
         if not script.hands:
             raise SimTableError(f"{script.source}: the script has no hands")
+        if stacks is None:      # the walls of the script's rules (17 stacks; 18 for a set with flowers)
+            try:
+                stacks = load_rules(script.ruleset).procedures.stacks_per_side
+            except RuleSetError:
+                stacks = STACKS
         self.script = script
         self.control = control
         self.press = press
@@ -86,7 +94,9 @@ class SimTable:
         self.seats = [_SeatTable() for _ in range(4)]
         self.lifts_prepared = 0       # hands whose walls were set on the MCU
         self.lifts_done = 0           # lift_done reports seen
-        self.rolls_done = 0           # dice results seen (one roll per hand in riichi)
+        self.rolls_done = 0           # dice results seen (one roll per hand in riichi, two in hk and chinese)
+        self.dice_stepped = 0         # the script's dice actions performed
+        self._rolls = [tuple(a["dice"]) for h in script.hands for a in h.actions if a["op"] == "dice"]
         self.last_dice: tuple[int, ...] | None = None
         self.last_lift: tuple[int, ...] | None = None
         self.applied = 0
@@ -94,6 +104,7 @@ class SimTable:
         self.odd_backs: set[tuple[int, int]] = set()   # (wall, stack 1-based) showing the other set's back
         self.kept: list[tuple[int, int, str]] = []      # (hand, seat, tile) kept back off the table after a hand
         self.stacked: list[tuple[int, tuple[int, ...]]] = []   # (hand, lane counts) of the sets built again
+        self.dropped: list[tuple[int, int, str]] = []   # (hand, seat, tile) fallen off a standing hand
 
     # ------------------------------------------------------------------ progress
     @property
@@ -126,7 +137,7 @@ class SimTable:
         op = self.hand.actions[self.op_index]
         if op["op"] == "lift" and self.lifts_done <= self.hand_index:
             return "lift_done"
-        if op["op"] == "dice" and self.rolls_done <= self.hand_index:
+        if op["op"] == "dice" and self.rolls_done <= self.dice_stepped:
             return "dice_result"
         return None
 
@@ -183,20 +194,15 @@ class SimTable:
     def prepare_roll(self, seat: int, count: int) -> tuple[int, ...] | None:
         """Before the host's ``roll_dice`` reaches the MCU: queue the values the script's roll shows."""
         with self._lock:
-            hand = self.rolls_done
-        if hand >= len(self.script.hands):
+            done = self.rolls_done
+        if done >= len(self._rolls):
             return None
-        dice = self._dice_of(hand)
+        dice = self._rolls[done]
         if dice is None or len(dice) != count:
             return None
         if self.control is not None:
             self.control("dice", values=[list(dice)])
         return dice
-
-    def _dice_of(self, hand: int) -> tuple[int, ...] | None:
-        h = self.script.hands[hand]
-        op = next((a for a in h.actions if a["op"] == "dice"), None)
-        return tuple(op["dice"]) if op is not None else tuple(h.dice)
 
     def on_lift_done(self, tiles: tuple[int, ...]) -> None:
         """The MCU reported the walls up (any thread)."""
@@ -252,6 +258,7 @@ class SimTable:
             self.press(op["seat"], op["action"])
 
     def _op_dice(self, op: dict) -> None:
+        self.dice_stepped += 1
         if self.last_dice is not None and tuple(op["dice"]) != self.last_dice:
             raise SimTableError(f"{self._where()}: the MCU showed dice {self.last_dice}, the script rolls "
                                 f"{tuple(op['dice'])}")
@@ -386,3 +393,23 @@ class SimTable:
             tiles = T.sorted_tiles(tiles)
         self.scene.revealed[seat] = tiles
         self.scene.standing.pop(seat, None)
+
+    def _op_drop(self, op: dict) -> None:
+        """A standing tile falls off the table (a wrong-size hand: 12 stand where 13 belong)."""
+        seat = op["seat"]
+        if self.scene.standing.get(seat, 0) <= 0:
+            raise SimTableError(f"{self._where()}: seat {seat} has no standing tile to drop")
+        self.scene.standing[seat] -= 1
+        self.dropped.append((self.hand_index, seat, op["tile"]))
+
+    def _op_flower(self, op: dict) -> None:
+        """A flower or season (or, in three-player, a north: ``nuki``) taken out of the standing
+        hand and set aside face up in the seat's flower place."""
+        seat = op["seat"]
+        if self.scene.standing.get(seat, 0) <= 0:
+            raise SimTableError(f"{self._where()}: seat {seat} has no standing tile to set aside")
+        self.scene.standing[seat] -= 1
+        self.scene.flowers.setdefault(seat, []).append(op["tile"])
+
+    _op_nuki = _op_flower
+

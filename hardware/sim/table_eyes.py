@@ -69,8 +69,10 @@ def perfect_view(state: TableState, *, now: float = 0.0) -> TableView:
     other_backs = {w: tuple(state.other_backs.get((w, k), "") if n > 0 else "" for k, n in enumerate(c, start=1))
                    for w, c in state.walls.items()}
     win_tiles = {seat: revealed[seat][-1] for seat in state.win_apart if revealed.get(seat)}
-    return TableView(walls, indicators, rivers, melds, revealed, {}, now, 0, other_backs=other_backs,
-                     win_tiles=win_tiles, sticks=frozenset(state.sticks))
+    standing = {seat: n for seat, n in state.standing.items() if seat not in revealed}
+    flowers = {seat: tuple(SeenTile(t, 1.0) for t in tiles) for seat, tiles in state.flowers.items() if tiles}
+    return TableView(walls, indicators, rivers, melds, revealed, flowers, now, 0, other_backs=other_backs,
+                     win_tiles=win_tiles, sticks=frozenset(state.sticks), standing=standing)
 
 
 def misread(view: TableView, rng: random.Random, rate: float) -> TableView:
@@ -226,6 +228,33 @@ def settled(view: TableView) -> tuple[TableView, bool]:
     return replace(view, rivers=rivers, melds=melds, revealed=revealed), whole
 
 
+def set_aside(prev: TableView, view: TableView, now: float) -> list[ev.Event]:
+    """Tiles new in a seat's flower place: a flower or season set aside (``FlowerSetAside``), or in
+    three-player a north (``Meld`` ``nuki``)."""
+    out: list[ev.Event] = []
+    for seat, tiles in sorted(view.flowers.items()):
+        names = [t.tile for t in tiles]
+        if any(t in UNREAD for t in names):
+            continue
+        for tile in names[len(prev.flowers.get(seat, ())):]:
+            if T.plain(tile) == "4z":
+                out.append(ev.Meld(seat=seat, meld_kind="nuki", tiles=(tile,), now=now))
+            elif T.is_flower(tile):
+                out.append(ev.FlowerSetAside(seat=seat, tile=tile, now=now))
+    return out
+
+
+def hand_counts(prev: TableView, view: TableView, now: float) -> list[ev.Event]:
+    """A seat's count of standing tiles that changed to one its melds do not allow (13 or 14 with
+    them, a meld counted as 3): reported for the tracker to judge (``controller.integrity``)."""
+    out: list[ev.Event] = []
+    for seat, n in sorted(view.standing.items()):
+        if n == prev.standing.get(seat) or n + 3 * len(view.melds.get(seat, ())) in (13, 14):
+            continue
+        out.append(ev.HandCount(seat=seat, count=n, now=now))
+    return out
+
+
 def _meld_tiles(m: SeenMeld) -> list[str]:
     return [t.tile for t in m.tiles]
 
@@ -279,6 +308,8 @@ class ViewTracker:
         out += self._rivers(prev, view, new_melds, self.called, now)
         out += [e for _seat, e in new_melds]
         out += self._reveals(prev, view, now)
+        out += set_aside(prev, view, now)
+        out += hand_counts(prev, view, now)
         return out
 
     def _backs(self, view: TableView, now: float) -> list[ev.Event]:

@@ -19,6 +19,7 @@ SAMPLES = [
     ev.Meld(seat=1, meld_kind="chi", tiles=("3m", "4m", "0m"), called="3m", source=0),
     ev.Meld(seat=2, meld_kind="ankan", tiles=("1z",) * 4),
     ev.HandRevealed(seat=0, tiles=tuple("1m 2m 3m".split()), win_tile="3m"), ev.FlowerSetAside(seat=0, tile="3f"),
+    ev.HandCount(seat=2, count=12),
     ev.StartGame(ruleset="tenhou", players=("a", "b", "c", "d"), red_fives=("0m", "0p", "0s"),
                   start_round=7, start_honba=1, start_sticks=2, start_scores=(30000, 20000, 25000, 25000),
                   first_dealer="two_rolls"),

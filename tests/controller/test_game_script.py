@@ -87,8 +87,16 @@ def test_bad_logs_and_faults_are_refused_by_name(tmp_path):
     if WHOLE.exists():
         with pytest.raises(S.ScriptError, match="hands 0..15"):
             S.build_script(load(WHOLE), injects=[S.Fault("taken_back", 99, None)])
-        with pytest.raises(S.ScriptError, match="no spare tile"):
-            S.build_script(load(WHOLE), injects=[S.Fault("extra_draw", 5, None)])   # an exhaustive draw
+        # an exhaustive draw: no spare tile in the live wall, the extra one is the last live tile and
+        # the hand ends a draw early (the script leaves the log there); never refused
+        clean = S.build_script(load(WHOLE)).hands[5]
+        extra = S.build_script(load(WHOLE), injects=[S.Fault("extra_draw", 5, None)]).hands[5]
+        assert extra.faults[0]["rule"] == "extra_draw"
+        assert sorted(t for t in extra.walls.values() if t) == sorted(t for t in clean.walls.values() if t)
+        takes = [a for a in extra.actions if a["op"] == "take"]
+        assert len(takes) == sum(1 for a in clean.actions if a["op"] == "take")
+        assert extra.actions[-1] == {"op": "press", "seat": extra.dealer, "action": "ok"}
+        assert not any(a["op"] == "reveal" for a in extra.actions)
 
 
 def test_injected_faults_are_physical():

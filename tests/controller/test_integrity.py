@@ -357,3 +357,21 @@ def test_every_hand_of_a_whole_game(rule):
         assert (rule, hand, fault["seat"], fault["tile"]) in alerts_of(s)
         caught += 1
     assert caught >= len(game.hands) // 2   # extra_draw needs a spare live tile: not at an exhaustive draw
+
+
+def test_the_standing_hand_count_is_judged_only_between_turns():
+    """12 or 14 standing where 13 belong (with the melds) is a wrong-size hand; a seat on turn, a
+    tile discarded out of turn (still in the river) or the deal are not."""
+    from types import SimpleNamespace as NS
+    seat = NS(n_concealed=13, melds=[], river=[])
+    on_turn = NS(n_concealed=14, melds=[], river=[])
+    out_of_turn = NS(n_concealed=13, melds=[], river=[{"tile": "1m", "is_out_of_turn": True}])
+    melded = NS(n_concealed=10, melds=[{"kind": "pon"}], river=[])
+    state = NS(phase="play", is_dealt=True, deal_left=[], seats=[seat, on_turn, out_of_turn, melded])
+    assert IG.check_hand_count(state, 0, 12) and IG.check_hand_count(state, 0, 14)
+    assert IG.check_hand_count(state, 0, 13) is None
+    assert IG.check_hand_count(state, 1, 12) is None            # on turn: the tracker's own count is 14
+    assert IG.check_hand_count(state, 2, 12) is None            # one tile lies in the river out of turn
+    assert IG.check_hand_count(state, 3, 9) and IG.check_hand_count(state, 3, 10) is None
+    dealing = NS(phase="play", is_dealt=False, deal_left=[1], seats=[seat] * 4)
+    assert IG.check_hand_count(dealing, 0, 4) is None

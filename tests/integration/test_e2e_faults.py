@@ -62,3 +62,65 @@ def test_injected_faults_are_caught_with_seat_and_tile(tmp_path):
         # nothing that was not injected is named as one of the injected rules
         rules = {f["rule"] for f in want}
         assert {a["rule"] for a in alerts if a["rule"] in sim_script.INJECTABLE_RULES} == rules, (case, alerts)
+
+
+# --------------------------------------------------------------------------- any fault, any hand, any seat
+
+TRIPLES = 30
+TRIPLES_SEED = 16
+
+
+def _playable_hands(game) -> list[int]:
+    """Hands in which every seat has a turn (a hand aborted at the first draws, nine terminals, is
+    over before most seats have played: some faults have no moment there)."""
+    from controller.rules import tenhou as TH
+    return [h.index for h in game.hands
+            if {e.seat for e in h.events if isinstance(e, TH.Discard)} == {0, 1, 2, 3}]
+
+
+def test_thirty_random_faults_any_hand_any_seat_are_caught():
+    """30 seeded (fault, hand, seat) triples over the sample games, every contract fault among them:
+    none is refused, and each, acted out by the simulated table (the error-free camera, the MCU's
+    lift counts, the seat buttons) in a game of its own, is caught with its rule, hand and seat, and
+    no other contract rule is named in that hand."""
+    import random
+
+    from tests.controller.test_game_table import act_out
+    from tests.paths import SAMPLE_LOGS, load_sample
+    rng = random.Random(TRIPLES_SEED)
+    games = {path: load_sample(path) for path in SAMPLE_LOGS}
+    games = {path: g for path, g in games.items() if g.players == 4 and _playable_hands(g)}
+    rules = list(sim_script.FAULT_RULES) * 4
+    rng.shuffle(rules)
+    rules = list(sim_script.FAULT_RULES) + rules[:TRIPLES - len(sim_script.FAULT_RULES)]
+    triples = []
+    for rule in rules:
+        path = rng.choice(sorted(games))
+        triples.append((path, rule, rng.choice(_playable_hands(games[path])), rng.randrange(4)))
+    assert set(r for _p, r, _h, _s in triples) == set(sim_script.FAULT_RULES) and len(triples) == TRIPLES
+    missed = []
+    for path, rule, hand, seat in triples:
+        script = sim_script.build_script(games[path], injects=[sim_script.Fault(rule, hand, seat)])   # never refused
+        fault = script.hands[hand].faults[0]
+        assert (fault["rule"], fault["hand"], fault["seat"]) == (rule, hand, seat)
+        s, _ = act_out(script)
+        got = [(a["rule"], a["hand_index"], a["seat"]) for a in s.alerts]
+        # caught, and no other of the contract's rules named in that hand (unless the fault cut the
+        # hand short: then the game leaves the log and only the alert is judged)
+        others = {r for r, h, _s in got if h == hand and r in sim_script.FAULT_RULES} - {rule}
+        if fault.get("cut"):
+            others = set()
+        if (rule, hand, seat) not in got or others:
+            missed.append((path.name, rule, hand, seat, got))
+    assert not missed, missed
+
+
+def test_no_alert_over_the_clean_sample_games():
+    from tests.controller.test_game_table import act_out
+    from tests.paths import SAMPLE_LOGS, load_sample
+    for path in SAMPLE_LOGS:
+        game = load_sample(path)
+        if game.players != 4:
+            continue
+        s, _ = act_out(sim_script.build_script(game))
+        assert s.alerts == [], (path.name, s.alerts)
