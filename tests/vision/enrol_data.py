@@ -76,3 +76,34 @@ def write_dir(folder: Path, samples, *, ext: str = ".png") -> Path:
             cv2.imwrite(str(folder / name), crop)
             w.writerow([name, label])
     return folder
+
+
+def mat_photo(style: tile_art.TileStyle | None = None, *, seed: int = 0, size=(1600, 1200)) -> np.ndarray:
+    """A camera picture of the enrolment mat with one tile of each kind in its place (the back
+    face down), the mat tilted and turned by a homography, lit unevenly."""
+    from vision import enrol_mat
+
+    rng = np.random.default_rng(seed)
+    dpi = 100
+    px = dpi / 25.4
+    page = cv2.cvtColor(enrol_mat.render_mat(dpi=dpi), cv2.COLOR_GRAY2BGR)
+    for i, kind in enumerate(enrol_mat.MAT_KINDS):
+        x, y, pw, ph = enrol_mat.place_rect(i)
+        fw, fh = (pw - 3) * px, (ph - 4) * px
+        cx, cy = (x + pw / 2) * px + rng.normal(0, 0.6 * px), (y + ph / 2) * px + rng.normal(0, 0.6 * px)
+        body = tile_art.tile_body_topdown(None if kind == "back" else kind, int(fw), int(fh),
+                                          thickness_px=int(0.12 * fh), back_colour=BACKS[1], style=style)
+        bh = body.shape[0]
+        quad = np.float32([[cx - fw / 2, cy - fh / 2], [cx + fw / 2, cy - fh / 2],
+                           [cx + fw / 2, cy - fh / 2 + bh], [cx - fw / 2, cy - fh / 2 + bh]])
+        tile_art.blit(page, body, quad)
+    h, w = page.shape[:2]
+    W, H = size
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    jitter = rng.uniform(-0.06, 0.06, (4, 2)) * [W, H]
+    dst = np.float32([[0.12 * W, 0.14 * H], [0.9 * W, 0.1 * H], [0.93 * W, 0.9 * H], [0.08 * W, 0.86 * H]]) + jitter
+    m = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
+    frame = cv2.warpPerspective(page, m, (W, H), flags=cv2.INTER_AREA, borderValue=(60, 90, 40))
+    grad = np.linspace(0.75, 1.1, W)[None, :, None] * np.linspace(1.05, 0.85, H)[:, None, None]
+    frame = np.clip(frame * grad + rng.normal(0, 3, frame.shape), 0, 255).astype(np.uint8)
+    return frame
