@@ -272,6 +272,9 @@ class Daemon:
             log.log(TRAFFIC, "duplicate %s #%s from %s dropped", event.KIND, src_seq, source)
             return None
         log.log(TRAFFIC, "event %d %s from %s", stored.seq, event.KIND, source)
+        if isinstance(event, ev.ConfirmResult):   # learning from play: the hands as confirmed
+            for part in self.parts:
+                getattr(part, "on_confirm", lambda _state: None)(self.core.game_state)
         commands = self.core.apply(event)
         for command in commands:
             self._dispatch(command, stored.seq)
