@@ -43,6 +43,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from controller import events as ev
+from controller.panel.enrol_routes import enrol_routes
 
 if TYPE_CHECKING:
     from controller.daemon import Daemon
@@ -277,6 +278,7 @@ def create_app(daemon: Daemon, *, token: str | None = None) -> Starlette:
         Route("/api/staff/status", staff_status),
         Route("/api/staff/calibration.jpg", calibration),
         Route("/api/staff/evidence/{name}", evidence),
+        *enrol_routes(daemon, gate),      # the tile-set enrolment page (controller/panel/enrol_routes.py)
         Route("/api/staff/{action}", staff_action, methods=["POST"]),
         WebSocketRoute("/ws", websocket),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

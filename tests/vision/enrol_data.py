@@ -78,9 +78,11 @@ def write_dir(folder: Path, samples, *, ext: str = ".png") -> Path:
     return folder
 
 
-def mat_photo(style: tile_art.TileStyle | None = None, *, seed: int = 0, size=(1600, 1200)) -> np.ndarray:
+def mat_photo(style: tile_art.TileStyle | None = None, *, seed: int = 0, size=(1600, 1200),
+              background: np.ndarray | None = None, quad: np.ndarray | None = None) -> np.ndarray:
     """A camera picture of the enrolment mat with one tile of each kind in its place (the back
-    face down), the mat tilted and turned by a homography, lit unevenly."""
+    face down), the mat tilted and turned by a homography, lit unevenly. With ``background`` and
+    ``quad`` (the mat's four corners in it, TL TR BR BL): the mat laid into that picture instead."""
     from vision import enrol_mat
 
     rng = np.random.default_rng(seed)
@@ -94,12 +96,19 @@ def mat_photo(style: tile_art.TileStyle | None = None, *, seed: int = 0, size=(1
         body = tile_art.tile_body_topdown(None if kind == "back" else kind, int(fw), int(fh),
                                           thickness_px=int(0.12 * fh), back_colour=BACKS[1], style=style)
         bh = body.shape[0]
-        quad = np.float32([[cx - fw / 2, cy - fh / 2], [cx + fw / 2, cy - fh / 2],
-                           [cx + fw / 2, cy - fh / 2 + bh], [cx - fw / 2, cy - fh / 2 + bh]])
-        tile_art.blit(page, body, quad)
+        where = np.float32([[cx - fw / 2, cy - fh / 2], [cx + fw / 2, cy - fh / 2],
+                            [cx + fw / 2, cy - fh / 2 + bh], [cx - fw / 2, cy - fh / 2 + bh]])
+        tile_art.blit(page, body, where)
     h, w = page.shape[:2]
-    W, H = size
     src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    if background is not None:
+        H, W = background.shape[:2]
+        m = cv2.getPerspectiveTransform(src, np.float32(quad))
+        frame = cv2.warpPerspective(page, m, (W, H), flags=cv2.INTER_LINEAR)
+        inside = cv2.warpPerspective(np.full((h, w), 255, np.uint8), m, (W, H)) > 127
+        frame = np.where(inside[..., None], frame, background)
+        return frame
+    W, H = size
     jitter = rng.uniform(-0.06, 0.06, (4, 2)) * [W, H]
     dst = np.float32([[0.12 * W, 0.14 * H], [0.9 * W, 0.1 * H], [0.93 * W, 0.9 * H], [0.08 * W, 0.86 * H]]) + jitter
     m = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
