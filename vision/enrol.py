@@ -1,18 +1,22 @@
 """Tile-set enrolment: adapt the classifier to one physical set from a few labelled pictures.
 
 See ``shared/contracts/classify.md`` ("Enrolment"). A **set file** holds, per enrolled kind, the
-model's embedding of each enrolment picture (``OnnxTileClassifier.embed``: the ``features`` output
-where the model has one, else its tile logits, averaged over the four quarter turns, so a picture
-counts the same at any angle). It is bound to the model it was made with (the model file's
+model's embeddings of each enrolment picture (:func:`embed`: ``OnnxTileClassifier.embed``, the
+``features`` output where the model has one, else its tile logits, averaged over the four quarter
+turns, of the picture and of the picture turned 45 degrees), and the **mode** that compares them
+(:func:`similarity`: ``quarter``, ``phases`` or ``octant``), chosen when the set is made as the one
+that tells the set's own pictures apart best (leave-one-out): a set photographed near quarter
+turns and one photographed at any slant want different ones. It is bound to the model it was made with (the model file's
 sha256): another model's embeddings mean nothing, so such a file is refused.
 
 File format (JSON, UTF-8), version 1::
 
     {"format": "jantaku-tile-set", "version": 1,
-     "model": {"sha256": "...", "file": "tiles.onnx", "embedding": "tile_logits" | "features", "dim": D},
+     "model": {"sha256": "...", "file": "tiles.onnx", "embedding": "tile_logits" | "features", "dim": D,
+               "mode": "quarter" | "phases" | "octant"},
      "created": "2026-12-02T14:00:00Z", "source": "enrol DIR",
      "rule": {"ref": 0.75, "gate_width": 0.03, "tau": 0.02, "prior": 0.3},
-     "kinds": {"1m": {"count": 4, "vectors": "<base64 float32 (count, D), little-endian>"}, ...},
+     "kinds": {"1m": {"count": 4, "vectors": "<base64 float32 (count, 2, D), little-endian>"}, ...},
      "sha256": "<sha256 of the canonical JSON of everything above>"}
 
 The canonical JSON is ``json.dumps(body, sort_keys=True, separators=(",", ":"))`` without the
@@ -22,7 +26,7 @@ The canonical JSON is ``json.dumps(body, sort_keys=True, separators=(",", ":"))`
 probabilities ``p(c)`` (voted over the four turns) and the crop's embedding ``e``. Embeddings are
 centred on the mean of the set's vectors and scaled to unit length; each enrolled kind's
 prototype is the normalised mean of its centred vectors, ``s(c)`` the cosine similarity of ``e``
-to it, ``E`` the enrolled kinds. Whether the crop shows an enrolled kind at all: the model's odds
+to it in the set's mode, ``E`` the enrolled kinds. Whether the crop shows an enrolled kind at all: the model's odds
 ``p(E) / (1 - p(E))`` times the set's likelihood ratio ``exp((max s - ref) / gate_width)``, as a
 probability ``g``. Then::
 
@@ -51,9 +55,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import cv2
 import numpy as np
 
-from vision.decode import CLASSES, TileGuess, decode, softmax, to_bgr
+from vision.decode import CLASSES, TileGuess, decode, prep_one, softmax, to_bgr
 from vision.layout import VisionError
 
 log = logging.getLogger(__name__)
@@ -64,6 +69,7 @@ ENROL_KINDS: tuple[str, ...] = CLASSES  # the 37 kinds, 8 flowers, back (and non
 DEFAULT_RULE = {"ref": 0.7, "gate_width": 0.03, "tau": 0.02, "prior": 0.3}
 RULE_KEYS = tuple(DEFAULT_RULE)
 _BATCH = 64
+MODES = ("quarter", "phases", "octant")   # how embeddings are compared (see similarity); ties: the first
 
 Progress = Callable[[int, int], None]
 
@@ -101,8 +107,9 @@ class TileSet:
     model_sha256: str
     embedding: str
     dim: int
-    vectors: dict[str, np.ndarray]                 # kind -> (count, dim) float32
+    vectors: dict[str, np.ndarray]                 # kind -> (count, 2, dim) float32: phase 0 and 45 degrees
     rule: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_RULE))
+    mode: str = "quarter"
     model_file: str = ""
     created: str = ""
     source: str = ""
@@ -116,40 +123,46 @@ class TileSet:
     def count(self) -> int:
         return int(sum(len(v) for v in self.vectors.values()))
 
-    def centre(self) -> np.ndarray:
-        allv = np.concatenate([self.vectors[k] for k in self.kinds]) if self.vectors else np.zeros((1, self.dim))
-        return allv.mean(0).astype(np.float32)
-
-    def prototypes(self) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
-        """(kinds, unit prototypes ``(K, dim)``, centre ``(dim,)``)."""
-        mu = self.centre()
+    def prototypes(self, mode: str | None = None) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+        """(kinds, unit prototypes ``(K, P, dim)`` of ``mode`` (default the set's), centre ``(dim,)``)."""
+        mode = mode or self.mode
         kinds = self.kinds
-        protos = np.stack([_unit(_unit(self.vectors[k] - mu).mean(0)) for k in kinds]) if kinds else \
-            np.zeros((0, self.dim), np.float32)
-        return kinds, protos.astype(np.float32), mu
+        if not kinds:
+            return kinds, np.zeros((0, 1, self.dim), np.float32), np.zeros(self.dim, np.float32)
+        mu = np.concatenate([_view(self.vectors[k], mode) for k in kinds]).reshape(-1, self.dim).mean(0)
+        protos = np.stack([_unit(_unit(_view(self.vectors[k], mode) - mu).mean(0)) for k in kinds])
+        return kinds, protos.astype(np.float32), mu.astype(np.float32)
 
     def fit_rule(self) -> dict[str, float]:
-        """Measure ``ref`` and ``gate_width`` on the set's own vectors (leave-one-out); defaults when too few."""
+        """Choose the mode that tells the set's own pictures apart best (leave-one-out), and measure
+        ``ref`` and ``gate_width`` in it; defaults when there are too few pictures."""
         kinds = self.kinds
         if len(kinds) < 2 or sum(len(self.vectors[k]) >= 2 for k in kinds) < 2:
-            self.rule = dict(DEFAULT_RULE)
+            self.rule, self.mode = dict(DEFAULT_RULE), MODES[0]
             return self.rule
-        mu = self.centre()
-        units = {k: _unit(self.vectors[k] - mu) for k in kinds}
-        protos = np.stack([_unit(units[k].mean(0)) for k in kinds])
-        genuine, impostor = [], []
-        for ki, k in enumerate(kinds):
-            u = units[k]
-            n = len(u)
-            for i in range(n):
-                others = protos.copy()
-                if n >= 2:
-                    own = _unit((u.sum(0) - u[i]) / (n - 1))
-                    genuine.append(float(u[i] @ own))
-                sims = others @ u[i]
-                sims[ki] = -np.inf
-                impostor.append(float(sims.max()))
-        g, i = float(np.median(genuine)), float(np.median(impostor))
+        best = None
+        for mode in MODES:
+            _k, protos, mu = self.prototypes(mode)
+            genuine, impostor, right = [], [], 0
+            for ki, k in enumerate(kinds):
+                views = _unit(_view(self.vectors[k], mode) - mu)          # n, P, D
+                n = len(views)
+                if n < 2:
+                    continue
+                for i in range(n):
+                    own = _unit((views.sum(0) - views[i]) / (n - 1))      # P, D
+                    others = protos.copy()
+                    others[ki] = own
+                    sims = similarity(self.vectors[k][i:i + 1], others, mu, mode)[0]
+                    g = float(sims[ki])
+                    sims[ki] = -np.inf
+                    genuine.append(g)
+                    impostor.append(float(sims.max()))
+                    right += g > impostor[-1]
+            score = right / max(len(genuine), 1)
+            if best is None or score > best[0] + 1e-9:
+                best = (score, mode, float(np.median(genuine)), float(np.median(impostor)))
+        _score, self.mode, g, i = best
         gap = max(g - i, 0.05)
         self.rule = {**DEFAULT_RULE, "ref": round((g + i) / 2, 4), "gate_width": round(gap / 10, 4)}
         return self.rule
@@ -159,7 +172,7 @@ class TileSet:
         body = {
             "format": FORMAT, "version": VERSION,
             "model": {"sha256": self.model_sha256, "file": self.model_file, "embedding": self.embedding,
-                      "dim": int(self.dim)},
+                      "dim": int(self.dim), "mode": self.mode},
             "created": self.created, "source": self.source,
             "rule": {k: float(v) for k, v in self.rule.items()},
             "kinds": {k: {"count": int(len(self.vectors[k])),
@@ -207,17 +220,20 @@ class TileSet:
         try:
             model = body["model"]
             dim = int(model["dim"])
+            if model["mode"] not in MODES:
+                raise ValueError(f"unknown mode {model['mode']!r}")
             vectors = {}
             for kind, entry in body["kinds"].items():
                 if kind not in ENROL_KINDS:
                     raise ValueError(f"unknown kind {kind!r}")
                 v = np.frombuffer(base64.b64decode(entry["vectors"], validate=True), "<f4")
-                if v.size != int(entry["count"]) * dim or not np.isfinite(v).all():
-                    raise ValueError(f"kind {kind}: {v.size} numbers for {entry['count']} x {dim}")
-                vectors[kind] = v.reshape(int(entry["count"]), dim).astype(np.float32)
+                if v.size != int(entry["count"]) * 2 * dim or not np.isfinite(v).all():
+                    raise ValueError(f"kind {kind}: {v.size} numbers for {entry['count']} x 2 x {dim}")
+                vectors[kind] = v.reshape(int(entry["count"]), 2, dim).astype(np.float32)
             ts = cls(model_sha256=str(model["sha256"]), embedding=str(model["embedding"]), dim=dim,
                      vectors=vectors, rule={k: float(body["rule"][k]) for k in RULE_KEYS},
-                     model_file=str(model.get("file", "")), created=str(body.get("created", "")),
+                     mode=str(model["mode"]), model_file=str(model.get("file", "")),
+                     created=str(body.get("created", "")),
                      source=str(body.get("source", "")))
         except (KeyError, TypeError, ValueError) as err:
             raise TileSetError(f"tile set {path}: damaged ({err})") from err
@@ -233,16 +249,52 @@ class TileSet:
                 f"{self.model_sha256[:12]}, made {self.created or '?'}")
 
 
+def _turn45(crop: np.ndarray) -> np.ndarray:
+    """The crop turned 45 degrees (as a 64 px square, edges repeated into the corners)."""
+    sq = prep_one(crop, 64)
+    m = cv2.getRotationMatrix2D((32.0, 32.0), 45.0, 1.0)
+    return cv2.warpAffine(sq, m, (64, 64), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def embed(classifier, crops: Sequence[np.ndarray], *, turns: int = 4, phases: int = 2) -> np.ndarray:
+    """The set's embeddings of crops, ``(N, 2, D)``: ``classifier.embed`` (averaged over ``turns``
+    quarter turns) of each crop, and of the crop turned 45 degrees (zeros with ``phases=1``)."""
+    crops = [to_bgr(c) for c in crops]
+    e0 = classifier.embed(crops, turns=turns)
+    e45 = classifier.embed([_turn45(c) for c in crops], turns=turns) if phases == 2 and crops else np.zeros_like(e0)
+    return np.stack([e0, e45], axis=1).astype(np.float32)
+
+
+def _view(v: np.ndarray, mode: str) -> np.ndarray:
+    """What a mode compares of ``(n, 2, D)`` embeddings: ``(n, P, D)``."""
+    if mode == "quarter":
+        return v[:, :1]
+    if mode == "octant":
+        return v.mean(1, keepdims=True)
+    return v
+
+
+def similarity(emb: np.ndarray, protos: np.ndarray, mu: np.ndarray, mode: str) -> np.ndarray:
+    """Cosine similarity ``(N, K)`` of embeddings ``(N, 2, D)`` to prototypes ``(K, P, D)``.
+
+    ``quarter``: the crop's quarter-turn embedding to the kinds' (a set photographed near quarter
+    turns); ``octant``: the average with the 45-degree turn on both sides (a set photographed at
+    any slant); ``phases``: the crop's quarter-turn embedding to the nearer of a kind's two phases.
+    """
+    q = emb.mean(1) if mode == "octant" else emb[:, 0]
+    return np.einsum("nd,kpd->nkp", _unit(q - mu), protos).max(2)
+
+
 def embed_all(classifier, crops: Sequence[np.ndarray], *, progress: Progress | None = None) -> np.ndarray:
-    """``classifier.embed`` over ``crops`` in batches, calling ``progress(done, total)`` after each."""
+    """:func:`embed` over ``crops`` in batches, calling ``progress(done, total)`` after each."""
     out = []
     total = len(crops)
     for i in range(0, total, _BATCH):
-        out.append(classifier.embed(crops[i:i + _BATCH]))
+        out.append(embed(classifier, crops[i:i + _BATCH]))
         if progress is not None:
             progress(min(i + _BATCH, total), total)
     if not out:
-        return np.zeros((0, 0), np.float32)
+        return np.zeros((0, 2, 0), np.float32)
     return np.concatenate(out).astype(np.float32)
 
 
@@ -265,7 +317,7 @@ def build(classifier, samples: Sequence[tuple[str, np.ndarray]], *, progress: Pr
             vectors[k] = [base.vectors[k]]
     for (label, _c), v in zip(samples, vecs, strict=True):
         vectors.setdefault(label, []).append(v[None, :])
-    dim = int(vecs.shape[1]) if len(vecs) else (base.dim if base is not None else 0)
+    dim = int(vecs.shape[2]) if len(vecs) else (base.dim if base is not None else 0)
     ts = TileSet(model_sha256=sha, embedding=embedding_kind(classifier), dim=dim,
                  vectors={k: np.concatenate(v).astype(np.float32) for k, v in vectors.items()},
                  model_file=Path(classifier.model_path).name,
@@ -294,17 +346,18 @@ class EnrolledClassifier:
         self.classes = classifier.classes
         self.min_confidence = classifier.min_confidence
         kinds, self._protos, self._mu = tile_set.prototypes()
+        self._mode = tile_set.mode
         self._cols = np.array([self.classes.index(k) for k in kinds if k in self.classes], np.int64)
         if len(self._cols) != len(kinds):
             self._protos = self._protos[[i for i, k in enumerate(kinds) if k in self.classes]]
         self._rule = tile_set.rule
 
     def combine(self, p_tile: np.ndarray, emb: np.ndarray) -> np.ndarray:
-        """The rule: model probabilities ``(N, C)`` and embeddings ``(N, D)`` -> probabilities ``(N, C)``."""
+        """The rule: model probabilities ``(N, C)`` and embeddings ``(N, 2, D)`` -> probabilities ``(N, C)``."""
         if len(self._cols) == 0 or len(p_tile) == 0:
             return p_tile
         r = self._rule
-        sims = _unit(emb - self._mu) @ self._protos.T
+        sims = similarity(emb, self._protos, self._mu, self._mode)
         enrolled = np.zeros(p_tile.shape[1], bool)
         enrolled[self._cols] = True
         m_e = np.clip(p_tile[:, enrolled].sum(1), 1e-6, 1 - 1e-6)
@@ -326,7 +379,7 @@ class EnrolledClassifier:
         for i in range(len(variants)):  # np.rot90 by k turns the face's clockwise turn back by 90k
             p_rot[i] = np.roll(p_rot[i], i % turns)
         p_rot = p_rot.reshape(len(crops), turns, -1).mean(1)
-        p = self.combine(p_tile, self.base.embed(crops, turns=turns))
+        p = self.combine(p_tile, embed(self.base, crops, turns=turns, phases=2 if self._mode == "octant" else 1))
         return decode(np.log(p + 1e-12), np.log(p_rot + 1e-12), classes=self.classes,
                       min_confidence=self.min_confidence, symmetric_180=self.base.symmetric_180)
 

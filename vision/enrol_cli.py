@@ -1,8 +1,9 @@
 """``tablectl enrol``: teach the classifier one tile set (``shared/contracts/classify.md``, "Enrolment").
 
     tablectl enrol DIR --out SET_FILE [--model M]
-    tablectl enrol --camera DEVICE | --frame PICTURE [--out SET_FILE] [--sheet GRID.png] [--yes] [--data DIR]
-    tablectl enrol --add-confirmed [--set SET_FILE] [--out SET_FILE] [--data DIR]
+    tablectl enrol --camera DEVICE | --frame PICTURE [--out SET_FILE] [--sheet GRID.png] [--yes]
+    tablectl enrol --add-confirmed [--set SET_FILE] [--out SET_FILE]
+    (both: [--config TABLE.toml | --data DATA_DIR])
 
 ``DIR`` holds ``labels.csv`` (header ``file,label``) and the pictures it names. A missing or
 malformed ``labels.csv``, an unknown label or an unreadable picture stops with a message naming
@@ -11,7 +12,8 @@ the file and line, exit status 2, and no set file written.
 ``--camera``/``--frame``: one picture of the enrolment mat (``tablectl markers`` prints it) with
 a tile of each kind in its place; each place is cut out, a grid of the crops with their labels
 is written (``--sheet``) for the staff to check, and after a yes (or ``--yes``) the set is saved
-(default ``<data>/tile_set.json``; point ``[camera] tile_set`` at it). ``--add-confirmed`` adds
+(default: the data folder's file ``[camera] tile_set`` names, else ``tile_set.json``; point the
+key at it). ``--add-confirmed`` adds
 the crops the staff confirmed in play (``<data>/confirmed``) to the set in use and saves it again.
 Progress goes to standard error.
 """
@@ -151,7 +153,9 @@ def _parser() -> argparse.ArgumentParser:
     src.add_argument("--add-confirmed", action="store_true", help="add the crops staff confirmed in play")
     ap.add_argument("--set", default=None, help="with --add-confirmed: the set to add to (default: --out if it exists)")
     ap.add_argument("--per-kind", type=int, default=8, help="with --add-confirmed: newest crops per kind (default 8)")
-    ap.add_argument("--data", default="var/t1", help="the table's data folder (default var/t1)")
+    ap.add_argument("--data", default=None, help="the table's data folder (default: the one --config names)")
+    ap.add_argument("--config", default=None, help="the table's config file, for its data folder and "
+                    "[camera] tile_set (default: the embedded default config)")
     ap.add_argument("--sheet", default=None, help="the grid picture of the mat's crops (default OUT_sheet.png)")
     ap.add_argument("--yes", action="store_true", help="save without asking")
     ap.add_argument("--model", default=None, help="ONNX model file (default: the shipped model)")
@@ -170,8 +174,13 @@ def main(command: str, argv: list[str]) -> int:
     if args.dir and not args.out:
         print(f"tablectl {command}: --out SET_FILE is required with DIR", file=sys.stderr)
         return 2
-    args.out = args.out or str(Path(args.data) / DEFAULT_SET_NAME)
     try:
+        if args.data is None or (not args.out and not args.dir):
+            from controller import config as config_mod
+            cfg = config_mod.load(args.config)
+            args.data = args.data or str(config_mod.data_dir(cfg))
+            args.out = args.out or str(Path(args.data) / (cfg.camera.tile_set or DEFAULT_SET_NAME))
+        args.out = args.out or str(Path(args.data) / DEFAULT_SET_NAME)
         clf = OnnxTileClassifier(args.model or DEFAULT_MODEL)
         base = None
         if args.dir:
@@ -191,7 +200,7 @@ def main(command: str, argv: list[str]) -> int:
     except _Stop as err:
         print(f"tablectl {command}: {err}", file=sys.stderr)
         return 2
-    except (ClassifierError, TileSetError, OSError) as err:
+    except (ClassifierError, TileSetError, OSError, ValueError) as err:
         print(f"tablectl {command}: {err}", file=sys.stderr)
         return 2
     print(f"wrote {out}: {tile_set.describe()}")

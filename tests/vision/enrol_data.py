@@ -21,8 +21,8 @@ from vision.enrol import ENROL_KINDS
 MAT_KINDS = tuple(k for k in ENROL_KINDS if k != "none")
 BACKS = ((40, 120, 40), (150, 60, 20))
 
-try:  # the vision engineer's held-out designs, once committed
-    from hardware.sim import tile_designs  # type: ignore[attr-defined]
+try:  # the held-out face designs (hardware/sim/tile_designs.py); the stand-in below where absent
+    from hardware.sim import tile_designs
 except ImportError:
     tile_designs = None
 
@@ -48,21 +48,36 @@ def render(style: tile_art.TileStyle, kinds, per_kind: int, seed: int, *, heldou
 
 
 def designs() -> list[tuple[str, object]]:
-    """``(name, renderer)`` per held-out design; ``renderer(kinds, per_kind, seed, heldout)`` -> samples."""
-    if tile_designs is not None:
-        out = []
-        for name in list(tile_designs.HELDOUT_DESIGNS)[:2]:
-            def r(kinds, per_kind, seed, heldout, _d=name):
-                return tile_designs.render_crops(_d, list(kinds), per_tile=per_kind, seed=seed,
-                                                 heldout_conditions=heldout)
-            out.append((str(name), r))
-        return out
+    """``(name, renderer)`` per held-out design: ``tile_designs``' (sets at any slant in extreme
+    light) and the two stand-ins (near quarter turns, enrolled in ordinary light, tested in the
+    held-out light and poses). ``renderer(kinds, per_kind, seed)`` -> (enrolment samples, test
+    samples) of ONE set of that design: ``per_kind`` of each kind for enrolment, as many other
+    renders of each for the test, every crop at its own angle, pose and light."""
     out = []
+    if tile_designs is not None:
+        for name in tile_designs.HELDOUT_DESIGNS:
+            def r(kinds, per_kind, seed, _d=name):
+                both = tile_designs.render_crops(_d, list(kinds), per_tile=2 * per_kind, seed=seed,
+                                                 heldout_conditions=True)
+                return _split(both, per_kind)
+            out.append((str(name), r))
     for seed in (11, 12):
         style = standin_design(seed)
-        out.append((f"standin{seed}", lambda kinds, per_kind, seed, heldout, _s=style:
-                    render(_s, kinds, per_kind, seed, heldout=heldout)))
+        out.append((f"standin{seed}", lambda kinds, per_kind, seed, _s=style:
+                    (render(_s, [k for k in kinds if k != "none"], per_kind, seed, heldout=False),
+                     render(_s, kinds, per_kind, seed + 1, heldout=True))))
     return out
+
+
+def _split(samples, per_kind: int):
+    """Each kind's first ``per_kind`` samples for enrolment, the rest for the test."""
+    seen: dict[str, int] = {}
+    enrol, test = [], []
+    for label, crop in samples:
+        n = seen.get(label, 0)
+        seen[label] = n + 1
+        (enrol if n < per_kind and label != "none" else test).append((label, crop))
+    return enrol, test
 
 
 def write_dir(folder: Path, samples, *, ext: str = ".png") -> Path:
