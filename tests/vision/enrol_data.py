@@ -1,9 +1,9 @@
-"""Rendered enrolment data for the enrolment tests: one face design, crops of each kind.
+"""Rendered enrolment data for the enrolment tests: one set of a face design, crops of each kind.
 
-Held-out face designs come from ``hardware/sim/tile_designs.py`` where it exists (designs the
-model never saw in training); until then a stand-in: a ``random_style`` pushed outside the
-training ranges (one ink for every suit, a strong slant and stroke, a yellowed face, corner
-numbers), with fixed seeds.
+Held-out face designs come from ``hardware/sim/tile_designs.py`` (designs the model never saw in
+training, rendered at any slant in extreme light); beside them two stand-ins: a ``random_style``
+pushed outside the training ranges (one ink for every suit, a strong slant and stroke, a yellowed
+face, corner numbers), photographed near quarter turns (``hardware/sim/tile_crops.py``).
 """
 
 from __future__ import annotations
@@ -14,17 +14,20 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from hardware.sim import tile_art
-from vision import train_data
+from hardware.sim import tile_art, tile_designs
+from hardware.sim.tile_crops import Conditions, render_sample
 from vision.enrol import ENROL_KINDS
 
 MAT_KINDS = tuple(k for k in ENROL_KINDS if k != "none")
 BACKS = ((40, 120, 40), (150, 60, 20))
 
-try:  # the held-out face designs (hardware/sim/tile_designs.py); the stand-in below where absent
-    from hardware.sim import tile_designs
-except ImportError:
-    tile_designs = None
+# the stand-ins' enrolment pictures: ordinary light and poses; their test pictures: the held-out
+# light levels, steeper tilts, more squeeze, other felts (skew stays small: near quarter turns)
+ENROL_CONDITIONS = Conditions(felt_hues=((40.0, 90.0),), back_hues=((100.0, 120.0),), back_colours=("blue",),
+                              light=((0.8, 1.2),), tilt_deg=(0.0, 25.0), skew_deg=(0.0, 6.0), squeeze=(1.0, 1.1))
+TEST_CONDITIONS = Conditions(felt_hues=((0.0, 30.0), (138.0, 162.0)), back_hues=((100.0, 120.0),),
+                             back_colours=("blue",), light=tile_designs.HELDOUT_CONDITIONS.light,
+                             tilt_deg=(25.0, 42.0), skew_deg=(0.0, 8.0), squeeze=(1.1, 1.3))
 
 
 def standin_design(seed: int) -> tile_art.TileStyle:
@@ -39,11 +42,11 @@ def standin_design(seed: int) -> tile_art.TileStyle:
 
 def render(style: tile_art.TileStyle, kinds, per_kind: int, seed: int, *, heldout: bool
            ) -> list[tuple[str, np.ndarray]]:
-    """``per_kind`` crops of each kind in ``style`` at random quarter turns; ``heldout``: the
-    held-out render parameters (other tilt, light, noise) instead of the training ones."""
+    """``per_kind`` crops of each kind in ``style`` at random quarter turns (the set's backs are
+    ``BACKS``); ``heldout``: ``TEST_CONDITIONS`` instead of ``ENROL_CONDITIONS``."""
     rng = np.random.default_rng(seed)
-    params = train_data.HELDOUT if heldout else train_data.TRAIN
-    return [(k, train_data.render_sample(k, int(rng.integers(4)) * 90, rng, style=style, backs=BACKS, params=params))
+    cond = TEST_CONDITIONS if heldout else ENROL_CONDITIONS
+    return [(k, render_sample(k, int(rng.integers(4)) * 90, rng, style=style, backs=BACKS, cond=cond))
             for k in kinds for _ in range(per_kind)]
 
 
@@ -54,13 +57,12 @@ def designs() -> list[tuple[str, object]]:
     samples) of ONE set of that design: ``per_kind`` of each kind for enrolment, as many other
     renders of each for the test, every crop at its own angle, pose and light."""
     out = []
-    if tile_designs is not None:
-        for name in tile_designs.HELDOUT_DESIGNS:
-            def r(kinds, per_kind, seed, _d=name):
-                both = tile_designs.render_crops(_d, list(kinds), per_tile=2 * per_kind, seed=seed,
-                                                 heldout_conditions=True)
-                return _split(both, per_kind)
-            out.append((str(name), r))
+    for name in tile_designs.HELDOUT_DESIGNS:
+        def r(kinds, per_kind, seed, _d=name):
+            both = tile_designs.render_crops(_d, list(kinds), per_tile=2 * per_kind, seed=seed,
+                                             heldout_conditions=True)
+            return _split(both, per_kind)
+        out.append((str(name), r))
     for seed in (11, 12):
         style = standin_design(seed)
         out.append((f"standin{seed}", lambda kinds, per_kind, seed, _s=style:
