@@ -162,7 +162,7 @@ def _damaged(set_file: Path, tmp_path: Path, how: str) -> Path:
 
 
 @pytest.mark.parametrize("how, needle", [
-    ("cut", "damaged"), ("edited", "damaged (its checksum"), ("foreign", "not a tile set file"),
+    ("cut", "damaged"), ("edited", "damaged (its checksum"), ("vectors", "damaged"), ("foreign", "not a tile set file"),
     ("other_json", "not a tile set file"), ("other_model", "another model version"), ("version", "version 99"),
 ])
 def test_classify_refuses_a_bad_set_file(set_file, tmp_path, capsys, how, needle):
@@ -215,3 +215,22 @@ def test_rotation_is_still_reported(set_file, style):
     base = enrolled.classify_voted([face])[0].rotation
     got = [g.rotation for g in enrolled.classify_voted(turned)]
     assert got == [(base + 90 * k) % 360 for k in range(4)]
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["enrol"], "give DIR, or one of"),
+    (["enrol", "somewhere"], "--out SET_FILE is required"),
+    (["enrol", "somewhere", "--frame", "x.png", "--out", "y"], "give DIR, or one of"),
+])
+def test_enrol_usage_errors(capsys, argv, needle):
+    _fails(argv, capsys, needle)
+
+
+def test_a_set_for_another_model_file_is_refused_when_built_upon(set_file, tmp_path):
+    """``build(base=...)`` of a set made with other model weights is refused, not mixed."""
+    body = json.loads(set_file.read_text())
+    ts = TileSet.load(set_file)
+    ts.model_sha256 = "f" * 64
+    with pytest.raises(TileSetError, match="another model version"):
+        build(OnnxTileClassifier(), [], base=ts)
+    assert body["model"]["sha256"] != ts.model_sha256
