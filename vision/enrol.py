@@ -6,8 +6,9 @@ model's embeddings of each enrolment picture (:func:`embed`: ``OnnxTileClassifie
 turns, of the picture and of the picture turned 45 degrees), and the **mode** that compares them
 (:func:`similarity`: ``quarter``, ``phases`` or ``octant``), chosen when the set is made as the one
 that tells the set's own pictures apart best (leave-one-out): a set photographed near quarter
-turns and one photographed at any slant want different ones. It is bound to the model it was made with (the model file's
-sha256): another model's embeddings mean nothing, so such a file is refused.
+turns and one photographed at any slant want different ones. It is bound to the model it was
+made with (the model file's sha256): another model's embeddings mean nothing, so such a file is
+refused.
 
 File format (JSON, UTF-8), version 1::
 
@@ -26,8 +27,8 @@ The canonical JSON is ``json.dumps(body, sort_keys=True, separators=(",", ":"))`
 probabilities ``p(c)`` (voted over the four turns) and the crop's embedding ``e``. Embeddings are
 centred on the mean of the set's vectors and scaled to unit length; each enrolled kind's
 prototype is the normalised mean of its centred vectors, ``s(c)`` the cosine similarity of ``e``
-to it in the set's mode, ``E`` the enrolled kinds. Whether the crop shows an enrolled kind at all: the model's odds
-``p(E) / (1 - p(E))`` times the set's likelihood ratio ``exp((max s - ref) / gate_width)``, as a
+to it in the set's mode, ``E`` the enrolled kinds. Whether the crop shows an enrolled kind at
+all: the model's odds ``p(E) / (1 - p(E))`` times the set's likelihood ratio ``exp((max s - ref) / gate_width)``, as a
 probability ``g``. Then::
 
     q(c) = g * softmax_E(prior * log p(c) + s(c) / tau)     for c in E
@@ -388,21 +389,3 @@ class EnrolledClassifier:
 
     def classify_voted(self, crops: Sequence[np.ndarray]) -> list[TileGuess]:
         return self._answer(list(crops), 4)
-
-
-def load_classifier(set_path: str | Path | None, *, model_path: str | Path | None = None, threads: int = 1,
-                    min_confidence: float | None = None):
-    """The shipped (or ``model_path``) classifier, with the set at ``set_path`` when given.
-
-    Raises ``ClassifierError`` (model) or :class:`TileSetError` (set file).
-    """
-    from vision.classifier import DEFAULT_MODEL, OnnxTileClassifier
-    from vision.decode import MIN_CONFIDENCE
-
-    clf = OnnxTileClassifier(model_path or DEFAULT_MODEL, threads=threads,
-                             min_confidence=MIN_CONFIDENCE if min_confidence is None else min_confidence)
-    if not set_path:
-        return clf
-    ts = TileSet.load(set_path, model_sha256=model_sha256(clf.model_path))
-    log.info("tile set %s: %s", set_path, ts.describe())
-    return EnrolledClassifier(clf, ts)
