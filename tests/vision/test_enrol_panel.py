@@ -86,3 +86,22 @@ def test_capture_check_fix_and_save_in_the_page(daemon, page):
     page.wait_for_function("document.getElementById('job-msg').textContent.includes('no confirmed crops')",
                            timeout=30_000)
     assert page.text_content("#history").strip() == "nothing confirmed yet"
+
+
+def test_reading_confidence_per_kind_over_days(daemon, page):
+    url, data = daemon
+    from vision.confirmed import ConfirmedStore
+    store = ConfirmedStore(data / "confirmed")
+    crop = np.full((40, 40, 3), 200, np.uint8)
+    store.keep([("5p", crop, "5p", 0.97), ("7s", crop, "7s", 0.95)], now=86400 * 100)
+    store.keep([("5p", crop, "6p", 0.6), ("7s", crop, "7s", 0.96)], now=86400 * 101)   # a worn 5p
+    page.goto(f"{url}staff/enrol")
+    page.fill("#token", TOKEN)
+    page.click("#token-save")
+    page.wait_for_selector("table.confidence", timeout=30_000)
+    rows = page.eval_on_selector_all("table.confidence tr", "trs => trs.map(t => t.innerText.split('\\t'))")
+    assert rows[0][1:] == ["04-11", "04-12"], rows
+    by_kind = {r[0]: r[1:] for r in rows[1:]}
+    assert by_kind["5p"] == ["0.97", "0.00"] and by_kind["7s"] == ["0.95", "0.96"]
+    assert page.eval_on_selector_all("table.confidence td.low", "tds => tds.length") == 1
+    assert page.text_content("#confirmed-count") == "4"
