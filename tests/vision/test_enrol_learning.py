@@ -133,3 +133,46 @@ def test_tile_set_key_and_the_camera_built_with_a_set(revealed_frames, tmp_path)
     assert isinstance(part.reader.classifier, OnnxTileClassifier)
     assert part.status()["tile_set"].startswith("refused") and "damaged" in part.status()["tile_set"]
     assert part.learner is None
+
+
+class _Watcher:
+    """A part that records the game states it is shown on confirmation."""
+
+    name = "watcher"
+
+    def __init__(self):
+        self.states = []
+
+    async def start(self, post):
+        pass
+
+    async def stop(self):
+        pass
+
+    def handle(self, command):
+        return False
+
+    def status(self):
+        return {}
+
+    def on_confirm(self, game_state):
+        self.states.append(game_state)
+
+
+def test_the_daemon_hands_a_confirmation_to_the_parts_and_a_rebuild_does_not(tmp_path):
+    from controller import events
+    from controller.daemon import Daemon
+    from controller.daemon_sys import SystemdNotifier
+    from controller.storage import EventStore
+
+    cfg = config_mod.replace(config_mod.load(env={}), panel={"enabled": False})
+    store = EventStore.open(tmp_path)
+    watcher = _Watcher()
+    daemon = Daemon(cfg, store, parts=[watcher], notifier=SystemdNotifier(env={}))
+    daemon.accept("panel", events.Reset(reason="test", now=1.0))
+    assert watcher.states == []
+    before = daemon.core.game_state     # the hands as the staff confirm them: the state before the confirmation
+    daemon.accept("panel", events.ConfirmResult(hand_index=0, now=2.0))
+    assert len(watcher.states) == 1 and watcher.states[0] is before
+    replay = Daemon(cfg, store, parts=[watcher], notifier=SystemdNotifier(env={}))
+    assert replay.rebuild() == 2 and len(watcher.states) == 1
