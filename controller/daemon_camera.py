@@ -166,7 +166,8 @@ def build_pipeline(camera: Any, *, profile: str = "riichi4", calibration: Any | 
                 raise ConfigError("camera: no frame to calibrate from")
             calibration = calibrate(frame, table_profile)
         classifier = OnnxTileClassifier(threads=threads)
-        classifier, tile_set = _with_tile_set(classifier, tile_set_file)
+        from vision.enrol import with_tile_set
+        classifier, tile_set = with_tile_set(classifier, tile_set_file)
         reader = TableReader(table_profile, calibration, classifier, reuse_crops=True)
     except (ClassifierError, CalibrationError, VisionError) as err:
         raise ConfigError(f"camera: {err}") from err
@@ -179,16 +180,3 @@ def build_pipeline(camera: Any, *, profile: str = "riichi4", calibration: Any | 
         part.learner = Learner(ConfirmedStore(learn_dir))
     return part
 
-
-def _with_tile_set(classifier: Any, path: str) -> tuple[Any, str]:
-    """The classifier with the tile set at ``path`` and a line for the staff view; the shipped model
-    alone (and why) when there is none or it cannot be used."""
-    if not path:
-        return classifier, "none (the shipped model)"
-    from vision.enrol import EnrolledClassifier, TileSet, TileSetError, model_sha256
-    try:
-        ts = TileSet.load(path, model_sha256=model_sha256(classifier.model_path))
-        return EnrolledClassifier(classifier, ts), f"{path}: {ts.describe()}"
-    except TileSetError as err:
-        log.error("camera: %s; reading with the shipped model alone", err)
-        return classifier, f"refused ({err}); the shipped model alone"

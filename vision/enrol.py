@@ -390,3 +390,16 @@ class EnrolledClassifier:
 
     def classify_voted(self, crops: Sequence[np.ndarray]) -> list[TileGuess]:
         return self._answer(list(crops), 4)
+
+
+def with_tile_set(classifier, path: str | Path) -> tuple[object, str]:
+    """``classifier`` with the tile set at ``path``, and a line for the staff view; the classifier
+    alone (and why) when there is no set or it cannot be used (the refusal is logged)."""
+    if not path:
+        return classifier, "none (the shipped model)"
+    try:
+        ts = TileSet.load(path, model_sha256=model_sha256(classifier.model_path))
+        return EnrolledClassifier(classifier, ts), f"{path}: {ts.describe()}"
+    except TileSetError as err:
+        log.error("camera: %s; reading with the shipped model alone", err)
+        return classifier, f"refused ({err}); the shipped model alone"
