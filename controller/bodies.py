@@ -189,3 +189,18 @@ def plain_data(value: Any, name: str, *, max_depth: int = 4, max_items: int = 20
         elif not (item is None or isinstance(item, str | int | float | bool)):
             raise BodyError(f"field {name!r} holds a {type(item).__name__}, not JSON data")
     return value
+
+
+async def read_body(request: Any) -> dict[str, Any]:
+    """A starlette request's body as one strict JSON object, read no further than the size limit
+    (:func:`parse_body`); raises :class:`BodyError` (413 when too big)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise BodyError(f"request body is {declared} bytes, at most {MAX_BODY_BYTES}", 413)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise BodyError(f"request body is over {MAX_BODY_BYTES} bytes", 413)
+        chunks.append(chunk)
+    return parse_body(b"".join(chunks))

@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "settle": ("controller.rules.cli", "final settlement (return points, uma, oka) of end scores"),
     "replay": ("controller.rules.cli", "replay tenhou.net/6 logs hand by hand (see contracts/replay.md)"),
     "classify": ("vision.classify_cli", "classify tile pictures with the shipped ONNX model"),
+    "enrol": ("vision.enrol_cli", "teach the classifier this table's tile set (a folder, the mat, confirmed crops)"),
     "calibrate": ("vision.calibration_cli", "calibrate the camera from the ArUco markers at the table corners"),
     "markers": ("vision.calibration_cli", "print the ArUco marker sheet for the table corners"),
     "read": ("vision.reader_cli", "read one table picture as JSON (--annotate)"),

@@ -61,6 +61,7 @@ class CameraConfig:
     device: str = "/dev/video0"
     fps: float = 10.0
     calibration: str = ""              # calibration file ("" = none yet)
+    tile_set: str = ""                 # tile set file from 'tablectl enrol' ("" = none), relative to the data folder
 
 
 @dataclass(frozen=True)
@@ -216,6 +217,7 @@ def _parse_camera(s: _Section) -> CameraConfig:
         device=s.str("device", "/dev/video0"),
         fps=s.float("fps", 10.0, minval=0.5, maxval=120.0),
         calibration=s.str("calibration", ""),
+        tile_set=s.str("tile_set", ""),
     )
 
 

@@ -34,6 +34,7 @@ import signal
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from controller import events as ev
@@ -155,6 +156,9 @@ class Daemon:
             log.log(TRAFFIC, "duplicate %s #%s from %s dropped", event.KIND, src_seq, source)
             return None
         log.log(TRAFFIC, "event %d %s from %s", stored.seq, event.KIND, source)
+        if isinstance(event, ev.ConfirmResult):   # learning from play: the hands as confirmed
+            for part in self.parts:
+                getattr(part, "on_confirm", lambda _state: None)(self.core.game_state)
         commands = self.core.apply(event)
         for command in commands:
             self._dispatch(command, stored.seq)
@@ -388,6 +392,17 @@ class PanelDoor:
     def refusal(self) -> str | None:
         """Why the table takes no staff action now (a full disk), or None."""
         return self._daemon.disk.message or None
+
+    def camera(self) -> Any | None:
+        return next((p for p in self._daemon.parts if getattr(p, "reader", None) is not None), None)
+
+    def data_dir(self) -> Path:
+        from controller.config import data_dir
+        return data_dir(self._daemon.cfg)
+
+    @property
+    def tile_set_name(self) -> str:
+        return self._daemon.cfg.camera.tile_set
 
     def picture(self) -> bytes | None:
         for part in self._daemon.parts:

@@ -49,6 +49,8 @@ class CameraPart:
         self.frames = 0
         self.read_ms = 0.0
         self.error = ""
+        self.learner: Any = None            # controller.learned.Learner: revealed crops kept on confirmation
+        self.tile_set = ""                  # the tile set in use (or why none), for the staff view
 
     async def start(self, post: Callable[..., None]) -> None:
         self._thread = threading.Thread(target=self._run, args=(post,), name="camera", daemon=True)
@@ -76,6 +78,8 @@ class CameraPart:
                 self.error = str(err)
                 continue
             self.error = ""
+            if self.learner is not None:
+                self.learner.see(self.reader, frame, view)
             for event in self.tracker.update(view, t0):
                 post(SOURCE, event)
             spent = self.clock() - t0
@@ -92,6 +96,13 @@ class CameraPart:
     def handle(self, command: ev.Command) -> bool:
         # WatchSlot (where the indicator must appear) is advice: the reader reads every slot anyway.
         return isinstance(command, ev.WatchSlot)
+
+    def on_confirm(self, game_state: Any) -> None:
+        """A result is being confirmed: keep the revealed tiles' crops with their labels (own thread)."""
+        if self.learner is not None:
+            from controller.learned import confirmed_hands
+            threading.Thread(target=self.learner.confirmed, args=(confirmed_hands(game_state),),
+                             name="learn", daemon=True).start()
 
     def latest_jpeg(self) -> bytes | None:
         with self._latest_lock:
@@ -119,17 +130,21 @@ class CameraPart:
     def status(self) -> dict[str, Any]:
         cam = self.camera.status()
         return {"state": getattr(cam, "state", "?"), "source": getattr(cam, "source", "?"), "frames": self.frames,
-                "read_ms": round(self.read_ms, 1), "error": self.error or getattr(cam, "error", "")}
+                "read_ms": round(self.read_ms, 1), "error": self.error or getattr(cam, "error", ""),
+                "tile_set": self.tile_set}
 
 
 def build_pipeline(camera: Any, *, profile: str = "riichi4", calibration: Any | None = None,
                    calibration_file: str = "", fps: float = 10.0, threads: int = 1,
-                   first_dealer_position: int = 0, on_frame=None) -> CameraPart:
+                   first_dealer_position: int = 0, on_frame=None, tile_set_file: str = "",
+                   learn_dir: str = "") -> CameraPart:
     """Camera + calibration + the shipped ONNX classifier + reader + tracker as one part.
 
     ``calibration``: a ``vision.calibration.Calibration``; else read from ``calibration_file``;
     else found from the table-corner markers in the first frame. Raises ConfigError naming the
-    missing piece (no model file, no calibration, markers not found).
+    missing piece (no model file, no calibration, markers not found). ``tile_set_file``: a set made by
+    ``tablectl enrol`` (one that cannot be used is logged and the shipped model runs alone);
+    ``learn_dir``: keep confirmed revealed crops there (``vision.confirmed``).
     """
     from vision.calibration import Calibration, CalibrationError, calibrate
     from vision.classifier import ClassifierError, OnnxTileClassifier
@@ -151,8 +166,17 @@ def build_pipeline(camera: Any, *, profile: str = "riichi4", calibration: Any | 
                 raise ConfigError("camera: no frame to calibrate from")
             calibration = calibrate(frame, table_profile)
         classifier = OnnxTileClassifier(threads=threads)
+        from vision.enrol import with_tile_set
+        classifier, tile_set = with_tile_set(classifier, tile_set_file)
         reader = TableReader(table_profile, calibration, classifier, reuse_crops=True)
     except (ClassifierError, CalibrationError, VisionError) as err:
         raise ConfigError(f"camera: {err}") from err
     tracker = TableTracker(positions=table_profile.positions, first_dealer_position=first_dealer_position)
-    return CameraPart(camera, reader, tracker, fps=fps, on_frame=on_frame)
+    part = CameraPart(camera, reader, tracker, fps=fps, on_frame=on_frame)
+    part.tile_set = tile_set
+    if learn_dir:
+        from controller.learned import Learner
+        from vision.confirmed import ConfirmedStore
+        part.learner = Learner(ConfirmedStore(learn_dir))
+    return part
+

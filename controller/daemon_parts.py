@@ -215,7 +215,11 @@ def _real_camera(cfg: Config) -> Any:
                   else FileCamera(cfg.camera.device, loop=True))
     except CameraError as err:
         raise ConfigError(f"[camera] {err}") from err
-    return build_pipeline(camera, calibration_file=cfg.camera.calibration, fps=cfg.camera.fps)
+    from controller.config import data_dir
+    folder = data_dir(cfg)
+    return build_pipeline(camera, calibration_file=cfg.camera.calibration, fps=cfg.camera.fps,
+                          tile_set_file=str(folder / cfg.camera.tile_set) if cfg.camera.tile_set else "",
+                          learn_dir=str(folder / "confirmed"))
 
 
 def _has(module: str) -> bool:

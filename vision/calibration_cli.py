@@ -1,11 +1,11 @@
 """``tablectl markers`` and ``tablectl calibrate``.
 
-    tablectl markers [--profile riichi4] [--out markers.pdf] [--dpi 300]
+    tablectl markers [--profile riichi4] [--out markers.pdf] [--dpi 300] [--mat enrol_mat.pdf]
     tablectl calibrate (--frame FILE | --camera DEVICE) [--profile riichi4] [--hfov DEG]
                        [--out calibration.json] [--overlay overlay.png]
 
 ``markers`` writes the printable sheet of the four table-corner ArUco markers (PNG, or PDF
-at true size). ``calibrate`` finds them in a frame (a picture file, or one frame from a
+at true size) and the tile-set enrolment mat (``vision/enrol_mat.py``; ``--mat off``: not). ``calibrate`` finds them in a frame (a picture file, or one frame from a
 camera), solves the camera and writes the calibration file and an overlay picture of the
 layout for the operator to check. Exit status 0 on success, 1 on a calibration problem
 (the message names it: missing marker ids, bad fit), 2 on bad arguments.
@@ -58,6 +58,8 @@ def _markers(argv: list[str]) -> int:
     ap.add_argument("--profile", default="riichi4", help="table profile name or .toml path (default riichi4)")
     ap.add_argument("--out", default="markers.pdf", help="output .pdf or .png (default markers.pdf)")
     ap.add_argument("--dpi", type=int, default=300)
+    ap.add_argument("--mat", default=None, help="the enrolment mat, .pdf or .png (default: OUT's folder, "
+                    "enrol_mat with OUT's suffix; 'off': none)")
     args = ap.parse_args(argv)
     if not 72 <= args.dpi <= 1200:
         print(f"tablectl markers: --dpi {args.dpi} must be within 72..1200", file=sys.stderr)
@@ -74,6 +76,20 @@ def _markers(argv: list[str]) -> int:
         return 2
     print(f"wrote {out}: markers {list(profile.markers.ids)} ({profile.markers.dictionary}), "
           f"{profile.markers.size_mm:g} mm; print at 100 % scale")
+    if args.mat != "off":
+        from vision.enrol_mat import MAT_KINDS, render_mat
+
+        mat = Path(args.mat) if args.mat else out.with_name("enrol_mat" + out.suffix.lower())
+        if mat.suffix.lower() not in (".pdf", ".png"):
+            print(f"tablectl markers: --mat {mat} must end in .pdf or .png", file=sys.stderr)
+            return 2
+        page = render_mat(dpi=min(args.dpi, 200))
+        if mat.suffix.lower() == ".pdf":
+            write_pdf(mat, page, dpi=min(args.dpi, 200))
+        else:
+            cv2.imwrite(str(mat), page)
+        print(f"wrote {mat}: the enrolment mat, {len(MAT_KINDS)} numbered places (A3; any scale works), "
+              "for 'tablectl enrol --camera'")
     return 0
 
 

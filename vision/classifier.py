@@ -148,6 +148,30 @@ class OnnxTileClassifier:
         return decode(np.log(p_tile + 1e-12), np.log(p_rot + 1e-12), classes=self.classes,
                       min_confidence=self.min_confidence, symmetric_180=self.symmetric_180)
 
+    @property
+    def embedding_output(self) -> str:
+        """The model output :meth:`embed` uses: ``features`` where the model has it, else ``tile_logits``."""
+        return "features" if any(o.name == "features" for o in self._session.get_outputs()) else "tile_logits"
+
+    def embed(self, crops: Sequence[np.ndarray], *, turns: int = 4) -> np.ndarray:
+        """One embedding per crop, ``(N, D)`` float32, the same for the crop at any quarter turn:
+        the model's ``features`` output (its penultimate layer) where it has one, else its tile
+        logits, averaged over the crop turned 0/90/180/270 degrees (as :meth:`classify_voted`
+        votes; ``turns=1``: the crop as it is only, a quarter of the work). For tile-set
+        enrolment (``vision/enrol.py``).
+        """
+        crops = list(crops)
+        outputs = [o.name for o in self._session.get_outputs()]
+        name = self.embedding_output
+        if turns not in (1, 4):
+            raise ValueError(f"embed: turns is {turns}, must be 1 or 4")
+        if not crops:
+            dim = self._session.get_outputs()[outputs.index(name)].shape[-1]
+            return np.zeros((0, dim if isinstance(dim, int) else len(self.classes)), np.float32)
+        variants = [np.ascontiguousarray(np.rot90(to_bgr(c), k)) for c in crops for k in range(turns)]
+        (out,) = self._session.run([name], {self._input: prep(variants, self.input_size)})
+        return np.asarray(out, np.float32).reshape(len(crops), turns, -1).mean(1)
+
 
 class ScriptedClassifier:
     """A stand-in that answers from a script: for tests of the parts that consume guesses.

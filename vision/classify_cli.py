@@ -1,5 +1,8 @@
 """``tablectl classify FILE [FILE ...] --json``: classify tile pictures with the shipped ONNX model.
 
+``--set SET_FILE`` classifies with a tile set made by ``tablectl enrol`` (``vision/enrol.py``); a set
+file that is missing, damaged or of another model version is refused (exit status 2).
+
 The output follows ``shared/contracts/classify.md``: one JSON object per file, in input order,
 ``{"file", "tile", "confidence", "rotation"}`` (rotation omitted for ``none``), or
 ``{"file", "error"}`` for a file that cannot be read; exit status 1 if any file could not be
@@ -51,6 +54,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--min-confidence", type=float, default=None,
                     help="answer 'none' below this probability (default 0.4)")
     ap.add_argument("--no-vote", action="store_true", help="one pass per picture, no test-time voting")
+    ap.add_argument("--set", default=None, metavar="SET_FILE",
+                    help="a tile set made with 'tablectl enrol' (the classifier adapted to that set)")
     return ap
 
 
@@ -62,6 +67,10 @@ def main(command: str, argv: list[str]) -> int:
     try:
         clf = OnnxTileClassifier(args.model or DEFAULT_MODEL,
                                  min_confidence=MIN_CONFIDENCE if args.min_confidence is None else args.min_confidence)
+        if args.set is not None:
+            from vision.enrol import EnrolledClassifier, TileSet, model_sha256
+
+            clf = EnrolledClassifier(clf, TileSet.load(args.set, model_sha256=model_sha256(clf.model_path)))
     except (ClassifierError, ValueError) as err:
         print(f"tablectl {command}: {err}", file=sys.stderr)
         return 2

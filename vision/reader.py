@@ -337,6 +337,7 @@ class TableReader:
         self.reuse_crops = reuse_crops
         self._crop_cache: dict[tuple, tuple[np.ndarray, TileGuess]] = {}
         self._frame = np.zeros((1, 1, 3), np.uint8)
+        self.revealed_rects: dict[int, list[TileRect]] = {}   # last read: position -> its revealed tiles' rects
 
     # ---- geometry helpers
     def _grid(self, rect: TileRect, z: float, nu: int, nv: int, frac: float) -> np.ndarray:
@@ -389,6 +390,7 @@ class TableReader:
         """Read one frame (BGR uint8, the calibrated size). Raises ReaderError for a frame it cannot read."""
         self.check_frame(frame)
         self._frame = frame
+        self.revealed_rects = {}
         flat = cv2.remap(frame, self._map_x, self._map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                          borderValue=(0, 0, 0)).reshape(-1, 3)
         felt = np.median(self._samples.get(flat, "felt").astype(np.float32), axis=0)
@@ -486,6 +488,7 @@ class TableReader:
         # size counts): a later frame may read it
         keep |= {i for i in range(min(keep), max(keep)) if float(np.asarray(rects[i][0].centre) @ right) < limit}
         order = sorted(keep)
+        self.revealed_rects[strip.seat] = [rects[i][0] for i in order]   # for learning from play
         revealed[strip.seat] = tuple(seen[idx[i]] if seen[idx[i]].tile != "back" else SeenTile("none", 0.0)
                                      for i in order)
         groups = [[i for i in g if i in keep] for g in parsed["groups"]]

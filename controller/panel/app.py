@@ -48,8 +48,16 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from controller import events as ev
-from controller.bodies import MAX_BODY_BYTES, BodyError, fields, integer, parse_body, plain_data, text
+from controller.bodies import (
+    BodyError,
+    fields,
+    integer,
+    plain_data,
+    read_body,
+    text,
+)
 from controller.config import TableError
+from controller.panel.enrol_routes import enrol_routes
 from controller.storage import StorageFull
 
 if TYPE_CHECKING:
@@ -116,18 +124,7 @@ class StaffGate:
                             headers={"WWW-Authenticate": "Bearer"})
 
 
-async def _json_body(request: Request) -> dict[str, Any]:
-    """The body as one strict JSON object; read no further than the size limit."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        raise BadRequest(f"request body is {declared} bytes, at most {MAX_BODY_BYTES}", 413)
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            raise BadRequest(f"request body is over {MAX_BODY_BYTES} bytes", 413)
-        chunks.append(chunk)
-    return parse_body(b"".join(chunks))
+_json_body = read_body      # the body as one strict JSON object (controller.bodies)
 
 
 _fields = fields
@@ -308,6 +305,7 @@ def create_app(table: Table, *, token: str | None = None) -> Starlette:
         Route("/api/staff/status", staff_status),
         Route("/api/staff/calibration.jpg", calibration),
         Route("/api/staff/evidence/{name}", evidence),
+        *enrol_routes(table, gate),      # the tile-set enrolment page (controller/panel/enrol_routes.py)
         Route("/api/staff/{action}", staff_action, methods=["POST"]),
         WebSocketRoute("/ws", websocket),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

@@ -1,0 +1,91 @@
+"""``tablectl markers`` prints the enrolment mat; ``tablectl enrol --frame`` reads a photo of it."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from controller.cli import main as tablectl
+from tests.vision.enrol_data import mat_photo
+from vision.classifier import OnnxTileClassifier
+from vision.enrol import TileSet
+from vision.enrol_mat import MAT_KINDS, MatError, cut_places, find_mat, render_mat
+
+
+@pytest.fixture(scope="module")
+def photo_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("mat") / "mat.jpg"
+    cv2.imwrite(str(path), mat_photo(seed=3), [cv2.IMWRITE_JPEG_QUALITY, 92])
+    return path
+
+
+def test_markers_writes_the_mat_too(tmp_path, capsys):
+    assert tablectl(["markers", "--out", str(tmp_path / "m.png"), "--dpi", "100"]) == 0
+    assert "enrolment mat" in capsys.readouterr().out
+    page = cv2.imread(str(tmp_path / "enrol_mat.png"), cv2.IMREAD_GRAYSCALE)
+    assert page is not None and page.shape[1] > page.shape[0]
+    # the printed page itself is found, and its places are empty paper
+    hmg = find_mat(page)
+    crops = cut_places(page, hmg)
+    assert [k for k, _ in crops] == list(MAT_KINDS)
+    assert all(c.mean() > 200 for _, c in crops)
+    assert tablectl(["markers", "--out", str(tmp_path / "n.png"), "--mat", "off"]) == 0
+    assert not (tmp_path / "enrol_mat.png").with_name("x").exists()
+
+
+def test_places_are_cut_where_the_tiles_lie(photo_file):
+    frame = cv2.imread(str(photo_file))
+    crops = cut_places(frame, find_mat(frame))
+    guesses = OnnxTileClassifier().classify_voted([c for _, c in crops])
+    right = [k for (k, _), g in zip(crops, guesses, strict=True) if g.tile == k]
+    assert len(right) >= 40, [(k, g.tile) for (k, _), g in zip(crops, guesses, strict=True) if g.tile != k]
+    upright = [g.rotation for (k, _), g in zip(crops, guesses, strict=True) if g.tile == k and k != "back"]
+    assert upright.count(0) >= 0.9 * len(upright)
+
+
+def test_enrol_from_a_mat_photo(photo_file, tmp_path, capsys):
+    out, sheet = tmp_path / "table.set", tmp_path / "grid.png"
+    rc = tablectl(["enrol", "--frame", str(photo_file), "--out", str(out), "--sheet", str(sheet), "--yes"])
+    captured = capsys.readouterr()
+    assert rc == 0, captured.err
+    assert "finding the mat" in captured.err and "embedded 46/46" in captured.err
+    ts = TileSet.load(out)
+    assert ts.kinds == MAT_KINDS and all(len(ts.vectors[k]) == 1 for k in MAT_KINDS)
+    grid = cv2.imread(str(sheet))
+    assert grid is not None and grid.shape[1] == 10 * 96
+
+
+def test_enrol_asks_before_saving(photo_file, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("builtins.input", lambda prompt: "n")
+    out = tmp_path / "table.set"
+    assert tablectl(["enrol", "--frame", str(photo_file), "--out", str(out)]) == 2
+    assert "not saved" in capsys.readouterr().err
+    assert not out.exists() and (tmp_path / "table_sheet.png").exists()
+    monkeypatch.setattr("builtins.input", lambda prompt: "yes")
+    assert tablectl(["enrol", "--frame", str(photo_file), "--out", str(out)]) == 0
+    assert out.exists()
+
+
+def test_no_mat_in_the_picture(tmp_path, capsys):
+    frame = np.full((600, 800, 3), (60, 90, 40), np.uint8)
+    path = tmp_path / "felt.png"
+    cv2.imwrite(str(path), frame)
+    assert tablectl(["enrol", "--frame", str(path), "--out", str(tmp_path / "x.set"), "--yes"]) == 2
+    assert "markers [40, 41, 42, 43] not found" in capsys.readouterr().err
+    with pytest.raises(MatError):
+        find_mat(np.zeros((0, 0), np.uint8))
+
+
+def test_three_markers_are_enough(photo_file):
+    frame = cv2.imread(str(photo_file))
+    full = find_mat(frame)
+    corner = cv2.perspectiveTransform(np.float64([[[14.0, 14.0]]]), full).reshape(2)  # marker 40's centre
+    covered = frame.copy()
+    cv2.circle(covered, (int(corner[0]), int(corner[1])), 40, (60, 90, 40), -1)
+    part = find_mat(covered)
+    probe = np.float64([[[200.0, 150.0]]])
+    a = cv2.perspectiveTransform(probe, full).reshape(2)
+    b = cv2.perspectiveTransform(probe, part).reshape(2)
+    assert np.linalg.norm(a - b) < 3.0
+    assert render_mat(dpi=72).ndim == 2

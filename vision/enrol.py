@@ -1,0 +1,405 @@
+"""Tile-set enrolment: adapt the classifier to one physical set from a few labelled pictures.
+
+See ``shared/contracts/classify.md`` ("Enrolment"). A **set file** holds, per enrolled kind, the
+model's embeddings of each enrolment picture (:func:`embed`: ``OnnxTileClassifier.embed``, the
+``features`` output where the model has one, else its tile logits, averaged over the four quarter
+turns, of the picture and of the picture turned 45 degrees), and the **mode** that compares them
+(:func:`similarity`: ``quarter``, ``phases`` or ``octant``), chosen when the set is made as the one
+that tells the set's own pictures apart best (leave-one-out): a set photographed near quarter
+turns and one photographed at any slant want different ones. It is bound to the model it was
+made with (the model file's sha256): another model's embeddings mean nothing, so such a file is
+refused.
+
+File format (JSON, UTF-8), version 1::
+
+    {"format": "jantaku-tile-set", "version": 1,
+     "model": {"sha256": "...", "file": "tiles.onnx", "embedding": "tile_logits" | "features", "dim": D,
+               "mode": "quarter" | "phases" | "octant"},
+     "created": "2026-12-02T14:00:00Z", "source": "enrol DIR",
+     "rule": {"ref": 0.75, "gate_width": 0.1, "tau": 0.02, "prior": 0.15},
+     "kinds": {"1m": {"count": 4, "vectors": "<base64 float32 (count, 2, D), little-endian>"}, ...},
+     "sha256": "<sha256 of the canonical JSON of everything above>"}
+
+The canonical JSON is ``json.dumps(body, sort_keys=True, separators=(",", ":"))`` without the
+``sha256`` key: a file changed by hand or cut short is refused as damaged.
+
+**The combination rule** (:class:`EnrolledClassifier`). For a crop, the model gives class
+probabilities ``p(c)`` (voted over the four turns) and the crop's embedding ``e``. Embeddings are
+centred on the mean of the set's vectors and scaled to unit length; each enrolled kind's
+prototype is the normalised mean of its centred vectors, ``s(c)`` the cosine similarity of ``e``
+to it in the set's mode, ``E`` the enrolled kinds. Whether the crop shows an enrolled kind at
+all: the model's odds ``p(E) / (1 - p(E))`` times the set's likelihood ratio ``exp((max s - ref) / gate_width)``, as a
+probability ``g``. Then::
+
+    q(c) = g * softmax_E(prior * log p(c) + s(c) / tau)     for c in E
+    q(c) = (1 - g) * p(c) / (1 - p(E))                       for the other classes (none too)
+
+and below the model's ``min_confidence`` the answer is ``none``, as without a set. A crop close
+to a kind's pictures is pulled to that kind however the model read it (``prior`` < 1 tempers the
+model's say among the enrolled kinds); one close to none of them (an empty place, a kind
+missing from ``DIR``) is left to the model, so kinds missing from the enrolment are still
+recognised as the shipped model knows them. ``ref`` and ``gate_width`` are measured on the
+enrolment pictures when the set is made: ``ref`` halfway between the median similarity of a
+picture to its own kind (left out of the prototype) and the median similarity to its best other
+kind, ``gate_width`` half that gap (``tau``, ``prior`` and these fractions were tuned on rendered
+held-out designs, ``tests/vision/test_enrol_heldout.py``).
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.decode import CLASSES, TileGuess, decode, prep_one, softmax, to_bgr
+from vision.layout import VisionError
+
+log = logging.getLogger(__name__)
+
+FORMAT = "jantaku-tile-set"
+VERSION = 1
+ENROL_KINDS: tuple[str, ...] = CLASSES  # the 37 kinds, 8 flowers, back (and none, for a picture of no tile)
+DEFAULT_RULE = {"ref": 0.7, "gate_width": 0.1, "tau": 0.02, "prior": 0.15}
+RULE_KEYS = tuple(DEFAULT_RULE)
+_BATCH = 64
+MODES = ("quarter", "phases", "octant")   # how embeddings are compared (see similarity); ties: the first
+
+Progress = Callable[[int, int], None]
+
+
+class TileSetError(VisionError, ValueError):
+    """A set file is missing, damaged, not a set file, or made for another model; or enrolment input is bad."""
+
+
+def model_sha256(path: str | Path) -> str:
+    """The sha256 of a model file (hex): what a set file is bound to."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def embedding_kind(classifier) -> str:
+    """Which model output the classifier's embeddings come from (``features`` or ``tile_logits``)."""
+    return str(getattr(classifier, "embedding_output", "tile_logits"))
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-9)
+
+
+def _canonical(body: dict) -> bytes:
+    return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+
+
+@dataclass
+class TileSet:
+    """The enrolled embeddings of one physical set, bound to one model (see the module doc)."""
+
+    model_sha256: str
+    embedding: str
+    dim: int
+    vectors: dict[str, np.ndarray]                 # kind -> (count, 2, dim) float32: phase 0 and 45 degrees
+    rule: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_RULE))
+    mode: str = "quarter"
+    model_file: str = ""
+    created: str = ""
+    source: str = ""
+
+    # ------------------------------------------------------------------ derived
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(k for k in ENROL_KINDS if k in self.vectors)
+
+    @property
+    def count(self) -> int:
+        return int(sum(len(v) for v in self.vectors.values()))
+
+    def prototypes(self, mode: str | None = None) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+        """(kinds, unit prototypes ``(K, P, dim)`` of ``mode`` (default the set's), centre ``(dim,)``)."""
+        mode = mode or self.mode
+        kinds = self.kinds
+        if not kinds:
+            return kinds, np.zeros((0, 1, self.dim), np.float32), np.zeros(self.dim, np.float32)
+        mu = np.concatenate([_view(self.vectors[k], mode) for k in kinds]).reshape(-1, self.dim).mean(0)
+        protos = np.stack([_unit(_unit(_view(self.vectors[k], mode) - mu).mean(0)) for k in kinds])
+        return kinds, protos.astype(np.float32), mu.astype(np.float32)
+
+    def fit_rule(self) -> dict[str, float]:
+        """Choose the mode that tells the set's own pictures apart best (leave-one-out), and measure
+        ``ref`` and ``gate_width`` in it; defaults when there are too few pictures."""
+        kinds = self.kinds
+        if len(kinds) < 2 or sum(len(self.vectors[k]) >= 2 for k in kinds) < 2:
+            self.rule, self.mode = dict(DEFAULT_RULE), MODES[0]
+            return self.rule
+        best = None
+        for mode in MODES:
+            _k, protos, mu = self.prototypes(mode)
+            genuine, impostor, right = [], [], 0
+            for ki, k in enumerate(kinds):
+                views = _unit(_view(self.vectors[k], mode) - mu)          # n, P, D
+                n = len(views)
+                if n < 2:
+                    continue
+                for i in range(n):
+                    own = _unit((views.sum(0) - views[i]) / (n - 1))      # P, D
+                    others = protos.copy()
+                    others[ki] = own
+                    sims = similarity(self.vectors[k][i:i + 1], others, mu, mode)[0]
+                    g = float(sims[ki])
+                    sims[ki] = -np.inf
+                    genuine.append(g)
+                    impostor.append(float(sims.max()))
+                    right += g > impostor[-1]
+            score = right / max(len(genuine), 1)
+            if best is None or score > best[0] + 1e-9:
+                best = (score, mode, float(np.median(genuine)), float(np.median(impostor)))
+        _score, self.mode, g, i = best
+        gap = max(g - i, 0.05)
+        self.rule = {**DEFAULT_RULE, "ref": round((g + i) / 2, 4), "gate_width": round(gap / 2, 4)}
+        return self.rule
+
+    # ------------------------------------------------------------------ file
+    def to_json(self) -> dict:
+        body = {
+            "format": FORMAT, "version": VERSION,
+            "model": {"sha256": self.model_sha256, "file": self.model_file, "embedding": self.embedding,
+                      "dim": int(self.dim), "mode": self.mode},
+            "created": self.created, "source": self.source,
+            "rule": {k: float(v) for k, v in self.rule.items()},
+            "kinds": {k: {"count": int(len(self.vectors[k])),
+                          "vectors": base64.b64encode(np.ascontiguousarray(self.vectors[k], "<f4").tobytes()).decode()}
+                      for k in self.kinds},
+        }
+        body["sha256"] = hashlib.sha256(_canonical(body)).hexdigest()
+        return body
+
+    def save(self, path: str | Path) -> Path:
+        """Write the set file atomically (a temporary file renamed over ``path``)."""
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path, *, model_sha256: str | None = None) -> TileSet:
+        """Read and check a set file; with ``model_sha256``, refuse a file made for another model.
+
+        Raises :class:`TileSetError` naming the file and the problem.
+        """
+        path = Path(path)
+        if not path.is_file():
+            raise TileSetError(f"tile set {path}: file not found")
+        try:
+            raw = path.read_bytes()
+        except OSError as err:
+            raise TileSetError(f"tile set {path}: cannot read it ({err.strerror or err})") from err
+        try:
+            body = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as err:
+            if raw[:1] in (b"{", b" ", b"\n"):
+                raise TileSetError(f"tile set {path}: damaged (not valid JSON: {err})") from err
+            raise TileSetError(f"tile set {path}: not a tile set file (made with 'tablectl enrol')") from err
+        if not isinstance(body, dict) or body.get("format") != FORMAT:
+            raise TileSetError(f"tile set {path}: not a tile set file (made with 'tablectl enrol')")
+        if body.get("version") != VERSION:
+            raise TileSetError(f"tile set {path}: format version {body.get('version')!r}, this software reads "
+                               f"version {VERSION}: enrol the set again")
+        digest = body.pop("sha256", None)
+        if digest != hashlib.sha256(_canonical(body)).hexdigest():
+            raise TileSetError(f"tile set {path}: damaged (its checksum does not match its content)")
+        try:
+            model = body["model"]
+            dim = int(model["dim"])
+            if model["mode"] not in MODES:
+                raise ValueError(f"unknown mode {model['mode']!r}")
+            vectors = {}
+            for kind, entry in body["kinds"].items():
+                if kind not in ENROL_KINDS:
+                    raise ValueError(f"unknown kind {kind!r}")
+                v = np.frombuffer(base64.b64decode(entry["vectors"], validate=True), "<f4")
+                if v.size != int(entry["count"]) * 2 * dim or not np.isfinite(v).all():
+                    raise ValueError(f"kind {kind}: {v.size} numbers for {entry['count']} x 2 x {dim}")
+                vectors[kind] = v.reshape(int(entry["count"]), 2, dim).astype(np.float32)
+            ts = cls(model_sha256=str(model["sha256"]), embedding=str(model["embedding"]), dim=dim,
+                     vectors=vectors, rule={k: float(body["rule"][k]) for k in RULE_KEYS},
+                     mode=str(model["mode"]), model_file=str(model.get("file", "")),
+                     created=str(body.get("created", "")),
+                     source=str(body.get("source", "")))
+        except (KeyError, TypeError, ValueError) as err:
+            raise TileSetError(f"tile set {path}: damaged ({err})") from err
+        if min(ts.rule["tau"], ts.rule["gate_width"]) <= 0:
+            raise TileSetError(f"tile set {path}: damaged (rule {ts.rule}: tau and gate_width must be above 0)")
+        if model_sha256 is not None and ts.model_sha256 != model_sha256:
+            raise TileSetError(f"tile set {path}: made for another model version (model sha256 "
+                               f"{ts.model_sha256[:12]}..., this model is {model_sha256[:12]}...): enrol the set again")
+        return ts
+
+    def describe(self) -> str:
+        return (f"{len(self.kinds)} kinds, {self.count} pictures, model {self.model_file or '?'} "
+                f"{self.model_sha256[:12]}, made {self.created or '?'}")
+
+
+def _turn45(crop: np.ndarray) -> np.ndarray:
+    """The crop turned 45 degrees (as a 64 px square, edges repeated into the corners)."""
+    sq = prep_one(crop, 64)
+    m = cv2.getRotationMatrix2D((32.0, 32.0), 45.0, 1.0)
+    return cv2.warpAffine(sq, m, (64, 64), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def embed(classifier, crops: Sequence[np.ndarray], *, turns: int = 4, phases: int = 2) -> np.ndarray:
+    """The set's embeddings of crops, ``(N, 2, D)``: ``classifier.embed`` (averaged over ``turns``
+    quarter turns) of each crop, and of the crop turned 45 degrees (zeros with ``phases=1``)."""
+    crops = [to_bgr(c) for c in crops]
+    e0 = classifier.embed(crops, turns=turns)
+    e45 = classifier.embed([_turn45(c) for c in crops], turns=turns) if phases == 2 and crops else np.zeros_like(e0)
+    return np.stack([e0, e45], axis=1).astype(np.float32)
+
+
+def _view(v: np.ndarray, mode: str) -> np.ndarray:
+    """What a mode compares of ``(n, 2, D)`` embeddings: ``(n, P, D)``."""
+    if mode == "quarter":
+        return v[:, :1]
+    if mode == "octant":
+        return v.mean(1, keepdims=True)
+    return v
+
+
+def similarity(emb: np.ndarray, protos: np.ndarray, mu: np.ndarray, mode: str) -> np.ndarray:
+    """Cosine similarity ``(N, K)`` of embeddings ``(N, 2, D)`` to prototypes ``(K, P, D)``.
+
+    ``quarter``: the crop's quarter-turn embedding to the kinds' (a set photographed near quarter
+    turns); ``octant``: the average with the 45-degree turn on both sides (a set photographed at
+    any slant); ``phases``: the crop's quarter-turn embedding to the nearer of a kind's two phases.
+    """
+    q = emb.mean(1) if mode == "octant" else emb[:, 0]
+    return np.einsum("nd,kpd->nkp", _unit(q - mu), protos).max(2)
+
+
+def embed_all(classifier, crops: Sequence[np.ndarray], *, progress: Progress | None = None) -> np.ndarray:
+    """:func:`embed` over ``crops`` in batches, calling ``progress(done, total)`` after each."""
+    out = []
+    total = len(crops)
+    for i in range(0, total, _BATCH):
+        out.append(embed(classifier, crops[i:i + _BATCH]))
+        if progress is not None:
+            progress(min(i + _BATCH, total), total)
+    if not out:
+        return np.zeros((0, 2, 0), np.float32)
+    return np.concatenate(out).astype(np.float32)
+
+
+def build(classifier, samples: Sequence[tuple[str, np.ndarray]], *, progress: Progress | None = None,
+          source: str = "", base: TileSet | None = None) -> TileSet:
+    """A set from labelled crops ``(label, BGR crop)``; with ``base``, its vectors are kept too.
+
+    Raises :class:`TileSetError` for an unknown label or a ``base`` of another model.
+    """
+    sha = model_sha256(classifier.model_path)
+    for label, _crop in samples:
+        if label not in ENROL_KINDS:
+            raise TileSetError(f"enrol: unknown label {label!r} (expected one of {' '.join(ENROL_KINDS)})")
+    if base is not None and base.model_sha256 != sha:
+        raise TileSetError("enrol: the set to add to was made for another model version: enrol it again")
+    vecs = embed_all(classifier, [to_bgr(c) for _l, c in samples], progress=progress)
+    vectors: dict[str, list[np.ndarray]] = {}
+    if base is not None:
+        for k in base.kinds:
+            vectors[k] = [base.vectors[k]]
+    for (label, _c), v in zip(samples, vecs, strict=True):
+        vectors.setdefault(label, []).append(v[None, :])
+    dim = int(vecs.shape[2]) if len(vecs) else (base.dim if base is not None else 0)
+    ts = TileSet(model_sha256=sha, embedding=embedding_kind(classifier), dim=dim,
+                 vectors={k: np.concatenate(v).astype(np.float32) for k, v in vectors.items()},
+                 model_file=Path(classifier.model_path).name,
+                 created=dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), source=source)
+    ts.fit_rule()
+    log.info("tile set: %s, rule %s", ts.describe(), ts.rule)
+    return ts
+
+
+class EnrolledClassifier:
+    """The shipped classifier with a tile set: a ``TileClassifier`` (see the module doc for the rule).
+
+    :meth:`classify` is the one-pass path for whole frames (the daemon's reader); :meth:`classify_voted`
+    votes over the four quarter turns (single pictures, ``tablectl classify --set``).
+    """
+
+    def __init__(self, classifier, tile_set: TileSet) -> None:
+        sha = model_sha256(classifier.model_path)
+        if tile_set.model_sha256 != sha:
+            raise TileSetError("tile set: made for another model version: enrol the set again")
+        if tile_set.embedding != embedding_kind(classifier):
+            raise TileSetError(f"tile set: made from the model's {tile_set.embedding}, this model gives "
+                               f"{embedding_kind(classifier)}: enrol the set again")
+        self.base = classifier
+        self.tile_set = tile_set
+        self.classes = classifier.classes
+        self.min_confidence = classifier.min_confidence
+        kinds, self._protos, self._mu = tile_set.prototypes()
+        self._mode = tile_set.mode
+        self._cols = np.array([self.classes.index(k) for k in kinds if k in self.classes], np.int64)
+        if len(self._cols) != len(kinds):
+            self._protos = self._protos[[i for i, k in enumerate(kinds) if k in self.classes]]
+        self._rule = tile_set.rule
+
+    def combine(self, p_tile: np.ndarray, emb: np.ndarray) -> np.ndarray:
+        """The rule: model probabilities ``(N, C)`` and embeddings ``(N, 2, D)`` -> probabilities ``(N, C)``."""
+        if len(self._cols) == 0 or len(p_tile) == 0:
+            return p_tile
+        r = self._rule
+        sims = similarity(emb, self._protos, self._mu, self._mode)
+        enrolled = np.zeros(p_tile.shape[1], bool)
+        enrolled[self._cols] = True
+        m_e = np.clip(p_tile[:, enrolled].sum(1), 1e-6, 1 - 1e-6)
+        log_odds = np.log(m_e / (1 - m_e)) + (sims.max(1) - r["ref"]) / r["gate_width"]
+        gate = 1.0 / (1.0 + np.exp(-np.clip(log_odds, -50, 50)))
+        q = np.zeros_like(p_tile)
+        q[:, enrolled] = gate[:, None] * softmax(r["prior"] * np.log(np.maximum(p_tile[:, enrolled], 1e-12))
+                                                 + sims / r["tau"])
+        q[:, ~enrolled] = (1 - gate)[:, None] * p_tile[:, ~enrolled] / (1 - m_e)[:, None]
+        return q
+
+    def _answer(self, crops: list[np.ndarray], turns: int) -> list[TileGuess]:
+        if not crops:
+            return []
+        variants = [np.ascontiguousarray(np.rot90(to_bgr(c), k)) for c in crops for k in range(turns)]
+        tile_logits, rotation_logits = self.base.logits(variants)
+        p_tile = softmax(tile_logits).reshape(len(crops), turns, -1).mean(1)
+        p_rot = softmax(rotation_logits)
+        for i in range(len(variants)):  # np.rot90 by k turns the face's clockwise turn back by 90k
+            p_rot[i] = np.roll(p_rot[i], i % turns)
+        p_rot = p_rot.reshape(len(crops), turns, -1).mean(1)
+        p = self.combine(p_tile, embed(self.base, crops, turns=turns, phases=2 if self._mode == "octant" else 1))
+        return decode(np.log(p + 1e-12), np.log(p_rot + 1e-12), classes=self.classes,
+                      min_confidence=self.min_confidence, symmetric_180=self.base.symmetric_180)
+
+    def classify(self, crops: Sequence[np.ndarray]) -> list[TileGuess]:
+        return self._answer(list(crops), 1)
+
+    def classify_voted(self, crops: Sequence[np.ndarray]) -> list[TileGuess]:
+        return self._answer(list(crops), 4)
+
+
+def with_tile_set(classifier, path: str | Path) -> tuple[object, str]:
+    """``classifier`` with the tile set at ``path``, and a line for the staff view; the classifier
+    alone (and why) when there is no set or it cannot be used (the refusal is logged)."""
+    if not path:
+        return classifier, "none (the shipped model)"
+    try:
+        ts = TileSet.load(path, model_sha256=model_sha256(classifier.model_path))
+        return EnrolledClassifier(classifier, ts), f"{path}: {ts.describe()}"
+    except TileSetError as err:
+        log.error("camera: %s; reading with the shipped model alone", err)
+        return classifier, f"refused ({err}); the shipped model alone"
