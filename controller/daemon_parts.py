@@ -24,7 +24,6 @@ drives the simulated MCU itself.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import logging
 from collections.abc import Callable
@@ -105,12 +104,12 @@ class FeedPart(EventPlayer):
 
 
 class ScriptedTablePart(EventPlayer):
-    """The simulated table at event level: scripted players act out a recorded game
-    (``hardware.sim.script``) and the events a perfect firmware link and camera tracker
-    would report are played into the loop (``script.events_of``).
+    """The simulated table at event level: scripted players act out a recorded game and the
+    events a perfect firmware link and camera tracker would report are played into the loop.
 
-    This stands in for the physical simulation (MCU on a pty + rendered camera + vision)
-    where that pipeline is not in the build; the panel's staff status says which one runs.
+    The events come from the simulator's own process, run by command line
+    (``python -m hardware.sim.events_feed``, see ``controller.daemon_world``): the daemon never
+    imports the simulator. The panel's staff status says which level runs.
     """
 
     name = "sim-table"
@@ -118,21 +117,38 @@ class ScriptedTablePart(EventPlayer):
 
     def __init__(self, path: str | Path, store: EventStore, *, speed: float, loop: bool, ruleset: str,
                  injects: list[dict] | None = None) -> None:
-        from hardware.sim import script as sim_script
-        faults = [sim_script.Fault(f["rule"], f["hand"], f.get("seat")) for f in injects or []]
+        import subprocess
+        import sys
+
+        from controller.daemon_world import ROOT
+        argv = [sys.executable, "-m", "hardware.sim.events_feed", "--script", str(path), "--ruleset", ruleset,
+                "--injects", json.dumps(injects or []), "--step", str(self.STEP_S)]
         try:
-            script = sim_script.load_script(str(path), injects=faults)
-            events = sim_script.events_of(script, step_s=self.STEP_S, ruleset=ruleset)
-        except ValueError as err:
-            raise ConfigError(f"[game] script {path}: {err}") from err
-        items: list[tuple[float, ev.Event]] = []
-        for i, event in enumerate(events):
-            items.append((0.0 if i == 0 else self.STEP_S, event))
+            res = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=600)
+        except (OSError, subprocess.TimeoutExpired) as err:
+            raise ConfigError(f"[game] script {path}: the simulator did not run: {err}") from err
+        if res.returncode != 0:
+            raise ConfigError(f"[game] script {path}: {res.stderr.strip().splitlines()[-1:] or res.returncode}")
+        lines = res.stdout.splitlines()
+        head = json.loads(lines[0]) if lines else {}
+        items = [_feed_item(line, f"{path} (event {i})") for i, line in enumerate(lines[1:], start=1) if line]
         super().__init__(items, store, source="sim-table", speed=speed, loop=loop, label=Path(path).name)
-        self.hands = len(script.hands)
+        self.hands = int(head.get("hands", 0))
 
     def status(self) -> dict[str, Any]:
         return {**super().status(), "level": "events (perfect camera)", "hands": self.hands}
+
+
+def _feed_item(line: str, where: str) -> tuple[float, ev.Event]:
+    try:
+        row = json.loads(line)
+        event = ev.from_record(row["event"])
+        delay = float(row.get("delay_s", 0.0))
+    except (ValueError, KeyError, TypeError) as err:
+        raise ConfigError(f"[game] feed {where}: {err}") from err
+    if not isinstance(event, ev.Event):
+        raise ConfigError(f"[game] feed {where}: {event.KIND} is a command, not an event")
+    return delay, event
 
 
 def load_feed(path: Path) -> list[tuple[float, ev.Event]]:
@@ -143,17 +159,8 @@ def load_feed(path: Path) -> list[tuple[float, ev.Event]]:
     except OSError as err:
         raise ConfigError(f"[game] feed {path}: cannot read: {err.strerror}") from err
     for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            event = ev.from_record(row["event"])
-            delay = float(row.get("delay_s", 0.0))
-        except (ValueError, KeyError, TypeError) as err:
-            raise ConfigError(f"[game] feed {path}:{lineno}: {err}") from err
-        if not isinstance(event, ev.Event):
-            raise ConfigError(f"[game] feed {path}:{lineno}: {event.KIND} is a command, not an event")
-        items.append((delay, event))
+        if line.strip():
+            items.append(_feed_item(line, f"{path}:{lineno}"))
     return items
 
 
@@ -178,27 +185,29 @@ def build_parts(cfg: Config, store: EventStore, *, injects: list[dict] | None = 
             parts.append(FeedPart(cfg.game.feed, store, speed=cfg.game.speed))
         elif cfg.game.script == "off":
             log.info("sim: no simulated players ([game] script = 'off')")
-        elif (cfg.game.script and not cfg.game.loop and cfg.game.simulation == "physical"
-              and cfg.firmware.port == "sim" and cfg.camera.source == "rendered"
-              and _has("hardware.sim.table_part")):
-            # tablectl demo --script: the table performs the game physically (hardware.sim.table_part)
-            from hardware.sim.table_part import SimTablePart
-            parts.append(SimTablePart(cfg.game.script, speed=cfg.game.speed, ruleset=cfg.game.ruleset,
-                                      injects=injects))
-        elif cfg.game.simulation == "physical" and _has("hardware.sim.table_part"):
-            from hardware.sim.table_part import SimTablePart
-            camera = "auto" if cfg.camera.source == "rendered" else "perfect"
-            parts.append(SimTablePart(cfg.game.script or str(SAMPLE_GAME), speed=cfg.game.speed,
-                                      ruleset=cfg.game.ruleset, injects=injects, camera=camera))
-        elif _has("hardware.sim.script"):
+        elif cfg.game.simulation == "physical":
+            parts.append(_world_own_eyes(cfg, injects))
+        else:
             script = cfg.game.script or str(SAMPLE_GAME)
             parts.append(ScriptedTablePart(script, store, speed=cfg.game.speed, loop=cfg.game.loop,
                                            ruleset=cfg.game.ruleset, injects=injects))
-        else:
-            log.warning("sim: the scripted players are not in this build; the table stays idle")
     elif cfg.game.feed:
         raise ConfigError(f"{cfg.source}: [game] feed is for the sim backend only")
     return parts
+
+
+def _world_own_eyes(cfg: Config, injects: list[dict] | None) -> Any:
+    """The physically simulated table with its own MCU, buttons and camera, as a world process
+    (``controller.daemon_world``): ``[camera] source = "rendered"`` reads rendered frames with
+    the model where it is built, else the table is read without error."""
+    from controller.daemon_world import WorldPart, world_command
+    camera = "auto" if cfg.camera.source == "rendered" else "perfect"
+    if cfg.game.script and not cfg.game.loop and cfg.camera.source == "rendered":
+        camera = ""          # tablectl demo --script: $JANTAKU_SIM_CAMERA, else rendered
+    argv = world_command("--script", cfg.game.script or str(SAMPLE_GAME), "--speed", str(cfg.game.speed),
+                         "--ruleset", cfg.game.ruleset, "--injects", json.dumps(injects or []),
+                         "--eyes", "own", "--camera", camera)
+    return WorldPart(argv)
 
 
 def _sim_table_runs_firmware(cfg: Config) -> bool:
@@ -216,10 +225,3 @@ def _real_camera(cfg: Config) -> Any:
     except CameraError as err:
         raise ConfigError(f"[camera] {err}") from err
     return build_pipeline(camera, calibration_file=cfg.camera.calibration, fps=cfg.camera.fps)
-
-
-def _has(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
-        return False

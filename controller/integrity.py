@@ -37,6 +37,7 @@ from typing import Any
 
 from controller.rules import tiles as T
 from controller.rules import waits as WT
+from controller.rules.calls import check_kuikae  # noqa: F401  (the alert rule kuikae; the rule itself is pure)
 from controller.rules.melds import Meld as RMeld
 from controller.rules.ruleset import RuleSet
 
@@ -122,27 +123,6 @@ def census_problems(face_up: Mapping[str, int], census: Mapping[str, int], new_t
             out.append(("fifth_tile", t, f"copy {seen} of {kind} face up: the set holds {census.get(kind, 0)}"
                         + (f" plain and {census.get(red, 0)} red" if red else "")))
     return out
-
-
-def check_kuikae(meld: Mapping[str, Any], discard: str, rules: RuleSet) -> str | None:
-    """Is ``discard`` right after the call ``meld`` banned (喰い替え)? Returns the reason or None.
-
-    Profile ``kuikae``: "both" bans the called kind and the other end of a chi (suji), "genbutsu"
-    only the called kind, "allowed" nothing (RULINGS: calls).
-    """
-    if rules.kuikae == "allowed" or meld.get("kind") not in ("chi", "pon"):
-        return None
-    called = meld["called"]
-    if T.plain(discard) == T.plain(called):
-        return f"discards {discard} right after calling the same tile (kuikae)"
-    if rules.kuikae != "both" or meld["kind"] != "chi" or discard[1] != called[1]:
-        return None
-    others = sorted(int(T.plain(t)[0]) for t in meld["tiles"] if t != called)[:2]
-    c = int(T.plain(called)[0])
-    d = int(T.plain(discard)[0])
-    if len(others) == 2 and ((c < others[0] and d == others[1] + 1) or (c > others[1] and d == others[0] - 1)):
-        return f"discards {discard} right after chi on {called}: the other end of the same run (suji kuikae)"
-    return None
 
 
 def new_face_up_of_reveal(state: Any, seat: int, tiles: list[str]) -> list[str]:

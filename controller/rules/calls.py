@@ -13,7 +13,8 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from controller.rules import tiles as T
 from controller.rules.melds import Meld
@@ -106,3 +107,24 @@ def riichi_kan_changes_waits(hand13: Sequence[str], kan_tile: str, melds: Sequen
     kan = Meld("ankan", tuple(taken + [kan_tile]))
     after = waits(rest, list(melds) + [kan])
     return before != after
+
+
+def check_kuikae(meld: Mapping[str, Any], discard: str, rules: RuleSet) -> str | None:
+    """Is ``discard`` right after the call ``meld`` banned (喰い替え)? Returns the reason or None.
+
+    Profile ``kuikae``: "both" bans the called kind and the other end of a chi (suji), "genbutsu"
+    only the called kind, "allowed" nothing (RULINGS: calls).
+    """
+    if rules.kuikae == "allowed" or meld.get("kind") not in ("chi", "pon"):
+        return None
+    called = meld["called"]
+    if T.plain(discard) == T.plain(called):
+        return f"discards {discard} right after calling the same tile (kuikae)"
+    if rules.kuikae != "both" or meld["kind"] != "chi" or discard[1] != called[1]:
+        return None
+    others = sorted(int(T.plain(t)[0]) for t in meld["tiles"] if t != called)[:2]
+    c = int(T.plain(called)[0])
+    d = int(T.plain(discard)[0])
+    if len(others) == 2 and ((c < others[0] and d == others[1] + 1) or (c > others[1] and d == others[0] - 1)):
+        return f"discards {discard} right after chi on {called}: the other end of the same run (suji kuikae)"
+    return None

@@ -70,11 +70,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller import events as ev
-from controller import integrity as IG
 from controller.rules import tenhou as TH
 from controller.rules import tiles as T
 from controller.rules import waits as WT
 from controller.rules import walls as WL
+from controller.rules.calls import check_kuikae
 from controller.rules.replay import rules_for_log
 from controller.rules.ruleset import RuleSet
 from controller.rules.ruleset import load as load_rules
@@ -819,7 +819,7 @@ def _inject_kuikae(hand: HandScript, hb: _Hand, f: Fault, where: str) -> None:
     for _i, j, seat, call in calls:          # a barred tile it holds
         meant = acts[j]["tile"]
         for bad in dict.fromkeys(hb.held_before(acts[j], seat)):
-            if bad == meant or IG.check_kuikae(call, bad, rules) is None or not fits(seat, bad, meant):
+            if bad == meant or check_kuikae(call, bad, rules) is None or not fits(seat, bad, meant):
                 continue
             later = next((k for k in range(j + 1, len(acts)) if _gives_up(acts[k], seat, bad)), None)
             if later is None and seat in revealers:
@@ -837,7 +837,7 @@ def _inject_kuikae(hand: HandScript, hb: _Hand, f: Fault, where: str) -> None:
         meant = acts[j]["tile"]
         if seat in revealers:
             continue
-        barred = {k for k in T.KINDS_34 if k != T.plain(meant) and IG.check_kuikae(call, k, rules) is not None
+        barred = {k for k in T.KINDS_34 if k != T.plain(meant) and check_kuikae(call, k, rules) is not None
                   and fits(seat, k, meant)}
         swapped = _deal_swap(hand, hb, seat, barred) if barred else None
         if swapped is None:

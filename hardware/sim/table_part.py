@@ -86,8 +86,7 @@ class SimTablePart:
         try:
             self.script = sim_script.load_script(str(path), injects=faults, seed=seed)
         except (ValueError, OSError) as err:
-            from controller.config import ConfigError
-            raise ConfigError(f"[game] script {path}: {err}") from err
+            raise SimTableError(f"[game] script {path}: {err}") from err
         self.path = Path(path)
         self.speed = float(speed)
         self.ruleset = ruleset
@@ -117,8 +116,7 @@ class SimTablePart:
         # the camera's error knob: per frame, the chance that one face-up tile is misread or lost
         self.misread_rate = float(os.environ.get("JANTAKU_SIM_CAMERA_ERRORS", "0") or 0)
         if not 0.0 <= self.misread_rate <= 0.5:
-            from controller.config import ConfigError
-            raise ConfigError(f"sim table: JANTAKU_SIM_CAMERA_ERRORS is {self.misread_rate}, must be 0..0.5")
+            raise SimTableError(f"sim table: JANTAKU_SIM_CAMERA_ERRORS is {self.misread_rate}, must be 0..0.5")
         self._rng = random.Random(seed)
         self.misread_frames = 0
         # the table display shows a result to confirm (a Show "result" since the last OK pressed):
@@ -132,8 +130,7 @@ class SimTablePart:
         if camera is None:
             camera = os.environ.get("JANTAKU_SIM_CAMERA", "") or "rendered"
         if camera not in ("auto", "rendered", "perfect"):
-            from controller.config import ConfigError
-            raise ConfigError(f"sim table: camera {camera!r} is not auto, rendered or perfect")
+            raise SimTableError(f"sim table: camera {camera!r} is not auto, rendered or perfect")
         if camera != "auto":
             return camera
         from vision.classifier import DEFAULT_MODEL
@@ -145,12 +142,11 @@ class SimTablePart:
         self.renderer = SceneRenderer(load_profile("riichi4"))
         if self.camera_mode != "rendered":
             return
-        from controller.config import ConfigError
         from vision.calibration import calibrate
         from vision.classifier import DEFAULT_MODEL, OnnxTileClassifier
         from vision.reader import TableReader
         if not DEFAULT_MODEL.is_file():
-            raise ConfigError(f"sim table: camera 'rendered' needs the tile model {DEFAULT_MODEL} (not built yet)")
+            raise SimTableError(f"sim table: camera 'rendered' needs the tile model {DEFAULT_MODEL} (not built yet)")
         empty = self.renderer.render(TableState(), seed=0)
         calibration = calibrate(empty, self.renderer.profile)
         self.reader = TableReader(self.renderer.profile, calibration, OnnxTileClassifier(threads=1))
