@@ -178,13 +178,15 @@ def build_parts(cfg: Config, store: EventStore, *, injects: list[dict] | None = 
         firmware = build_firmware(cfg)
         if firmware is not None:
             parts.append(firmware)
-    if cfg.camera.source in ("v4l2", "file"):
+    if cfg.camera.source in ("v4l2", "file", "stream"):
         parts.append(_real_camera(cfg))
     if cfg.table.backend == "sim":
         if cfg.game.feed:
             parts.append(FeedPart(cfg.game.feed, store, speed=cfg.game.speed))
         elif cfg.game.script == "off":
             log.info("sim: no simulated players ([game] script = 'off')")
+        elif cfg.game.simulation == "physical" and cfg.game.eyes == "daemon":
+            parts += _world_and_real_parts(cfg, injects)
         elif cfg.game.simulation == "physical":
             parts.append(_world_own_eyes(cfg, injects))
         else:
@@ -210,6 +212,39 @@ def _world_own_eyes(cfg: Config, injects: list[dict] | None) -> Any:
     return WorldPart(argv)
 
 
+def _world_and_real_parts(cfg: Config, injects: list[dict] | None) -> list[Any]:
+    """The simulated table as a world outside the daemon, met by the daemon's own parts: the
+    firmware part on the world's MCU pty, the GPIO part on mock pins the world drives over a line
+    socket, the camera part (``TableReader`` + ``TableTracker``) on the world's frame stream. The
+    world is started here (its MCU and camera must be there before the parts open them)."""
+    import tempfile
+
+    from controller.daemon_firmware import FirmwarePart, make_gpio
+    from controller.daemon_world import WorldPart, world_command
+    from firmware_bridge.errors import BridgeError
+    from vision.camera import StreamCamera
+    workdir = Path(tempfile.mkdtemp(prefix="jt-"))      # short: a socket's path has a length limit
+    lines = workdir / "lines.sock"
+    gpio = make_gpio(cfg.gpio.pin_factory, cfg.gpio.pinmap, lines=str(lines))
+    argv = world_command("--script", cfg.game.script or str(SAMPLE_GAME), "--speed", str(cfg.game.speed),
+                         "--ruleset", cfg.game.ruleset, "--injects", json.dumps(injects or []), "--eyes", "daemon",
+                         "--lines", str(lines), "--workdir", str(workdir / "world"), "--fps", str(cfg.camera.fps),
+                         *(["--loop"] if cfg.game.loop else []))
+    world = WorldPart(argv)
+    try:
+        info = world.spawn()
+        firmware = FirmwarePart(str(info["port"]), gpio=gpio, reply_timeout_s=cfg.firmware.timeout_s,
+                                baudrate=cfg.firmware.baudrate)
+        from controller.daemon_camera import build_pipeline
+        camera = build_pipeline(StreamCamera(str(info["camera"])), calibration_file=cfg.camera.calibration,
+                                fps=cfg.camera.fps if cfg.game.speed > 0 else 0.0)
+    except (ConfigError, BridgeError, OSError) as err:
+        world.close()
+        gpio.close()
+        raise ConfigError(f"sim table: {err}") from err
+    return [firmware, camera, world]
+
+
 def _sim_table_runs_firmware(cfg: Config) -> bool:
     """Simulated players bring their own firmware: the physical sim table its MCU process, link and
     buttons; the event-level player and the feed report what the firmware would."""
@@ -218,10 +253,14 @@ def _sim_table_runs_firmware(cfg: Config) -> bool:
 
 def _real_camera(cfg: Config) -> Any:
     from controller.daemon_camera import build_pipeline
-    from vision.camera import CameraError, FileCamera, OpenCVCamera
+    from vision.camera import CameraError, FileCamera, OpenCVCamera, StreamCamera
     try:
-        camera = (OpenCVCamera(cfg.camera.device, fps=cfg.camera.fps) if cfg.camera.source == "v4l2"
-                  else FileCamera(cfg.camera.device, loop=True))
+        if cfg.camera.source == "stream":
+            camera: Any = StreamCamera(cfg.camera.device)
+        elif cfg.camera.source == "v4l2":
+            camera = OpenCVCamera(cfg.camera.device, fps=cfg.camera.fps)
+        else:
+            camera = FileCamera(cfg.camera.device, loop=True)
     except CameraError as err:
         raise ConfigError(f"[camera] {err}") from err
     return build_pipeline(camera, calibration_file=cfg.camera.calibration, fps=cfg.camera.fps)

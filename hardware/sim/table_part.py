@@ -41,7 +41,7 @@ from typing import Any
 
 from controller import events as ev
 from hardware.sim import script as sim_script
-from hardware.sim.table import VISIBLE_OPS, SimTable, SimTableError
+from hardware.sim.table import VISIBLE_OPS, SimTable, SimTableError, frame_breaks  # noqa: F401
 from hardware.sim.table_eyes import ViewTracker, look_until_agreed, misread, perfect_view
 from vision.reader import TableView
 
@@ -57,21 +57,6 @@ LIFT_TIMEOUT_S = 60.0
 LOOKS = 6             # frames of one table state at most, until two in a row agree
 LOOK_AGAIN_S = 0.5    # while the table waits on the daemon, the camera looks again this often
 RESULT_WAIT_S = 60.0  # the dealer waits this long for a result on the display before pressing OK anyway
-
-
-def frame_breaks(pending: list[dict], nxt: dict) -> bool:
-    """Whether the camera must take a frame before ``nxt`` is done (``pending``: visible actions since
-    the last frame). Several takes share a frame (the deal), and a draw with its discard; anything
-    else gets a frame of its own so that the tracker sees each change in order."""
-    if not pending:
-        return False
-    if nxt["op"] not in VISIBLE_OPS:
-        return True
-    if nxt["op"] == "take":
-        return not all(p["op"] == "take" for p in pending)
-    if nxt["op"] == "discard":
-        return not (len(pending) == 1 and pending[0]["op"] == "take" and pending[0]["seat"] == nxt["seat"])
-    return True
 
 
 class SimTablePart:
