@@ -44,6 +44,8 @@ log = logging.getLogger(__name__)
 STEP_S = 0.5
 FRAMES_PER_CHANGE = 4          # frames the camera takes of each change before the next one
 RESULT_WAIT_S = 120.0
+SETTLE_FRAMES = 6              # frames of the hands laid down before the dealer looks at the display
+RESULT_FRAMES = 30             # frames to wait for a result made after the last hand was shown
 MCU_POLL_S = 0.1
 FRAME_WAIT_S = 120.0           # no frame asked for this long: the daemon's camera is gone
 
@@ -103,6 +105,10 @@ class World:
         self._version = 0
         self._result_shown = threading.Event()
         self._mcu_seen: set[tuple] = set()
+        self._pushed = -1               # the hand before which the old set was pushed in
+        self._ok_seat: int | None = None
+        self._changes = 0               # visible changes so far
+        self._shown_at = -1             # the change after which the display last showed a result
         self.games = 0
         self.error = ""
 
@@ -150,6 +156,7 @@ class World:
 
     def on_command(self, command: ev.Command) -> None:
         if isinstance(command, ev.Show) and command.what == "result":
+            self._shown_at = self._changes
             self._result_shown.set()
 
     def _start_game(self) -> None:
@@ -172,6 +179,7 @@ class World:
 
     def _changed(self, op: dict) -> None:
         self._version += 1
+        self._changes += 1
         seat = op.get("seat")
         if isinstance(seat, int) and op["op"] in ("take", "discard", "meld", "reveal", "take_back", "flip"):
             w, h = self.scene.renderer.size
@@ -204,6 +212,8 @@ class World:
         assert table is not None and self.mcu is not None
         if what == "lift_done" and table.lifts_prepared <= table.hand_index:
             table.prepare_lift()
+        if what == "lift_done" and table.hand_index > 0:
+            self._push_in(table.hand_index)
         for result in self._mcu_done():
             if result == "lift_done" and what == "lift_done":
                 self._queue_dice(table.hand_index)      # before the dealer's press makes the host roll
@@ -213,6 +223,26 @@ class World:
                 table.on_dice(tuple(dice) if dice else ())
         self._wait_frames(1)
         self._stop.wait(MCU_POLL_S)
+
+    def _push_in(self, hand: int) -> None:
+        """Between two hands: the machine opens the centre for the old set, the players push the
+        tiles in and press ok (the cycle's ``receiving``). A result that shows again meanwhile
+        (a hand read again) is confirmed again."""
+        assert self.mcu is not None
+        seat = self._ok_seat if self._ok_seat is not None else 0
+        if self._result_shown.is_set():
+            self._result_shown.clear()
+            self._press(seat, "ok")
+        if self._pushed == hand:
+            return
+        try:
+            centre_open = bool(self.mcu.state().get("centre_open"))
+        except SimMcuError as err:
+            log.warning("world: MCU state: %s", err)
+            return
+        if centre_open:
+            self._pushed = hand
+            self._press(seat, "ok")
 
     def _queue_dice(self, hand: int) -> None:
         """The dice the script's roll shows, set on the MCU for its next roll."""
@@ -263,6 +293,7 @@ class World:
                 continue
             if op["op"] == "press" and op["action"] == "ok":
                 self._result_shown.clear()
+                self._ok_seat = op["seat"]
             if op["op"] in VISIBLE_OPS:
                 self._changed(op)
                 pending.append(op)
@@ -276,9 +307,15 @@ class World:
         log.info("world: %s played to its end (%d hands)", Path(self.args.script).name, len(self.script.hands))
 
     def _await_result(self) -> None:
+        """The dealer presses OK once the display shows a result made after the last hand was laid
+        down, and the camera has looked at the hands a while (``SETTLE_FRAMES``); a display that
+        shows nothing new (a noten hand shown changes no result) is waited on ``RESULT_FRAMES``."""
+        self._wait_frames(SETTLE_FRAMES)
         deadline = time.monotonic() + RESULT_WAIT_S
+        start = self.frames
         while not self._stop.is_set() and time.monotonic() < deadline:
-            if self._result_shown.wait(0.2):
+            if self._result_shown.is_set() and (self._shown_at >= self._changes
+                                                or self.frames - start >= RESULT_FRAMES):
                 return
             self._wait_frames(1)
         log.warning("world: no result to confirm on the display after %.0f s; OK pressed anyway", RESULT_WAIT_S)
