@@ -52,6 +52,8 @@ def make_gpio(pin_factory: str, pinmap: str = "", *, lines: str = "") -> Any:
     (``firmware_bridge.gpio_lines.LineServer``, closed with the GPIO)."""
     from firmware_bridge.gpio import TableGpio, make_pin_factory
     from firmware_bridge.pinmap import load_pinmap
+    if lines and pin_factory != "mock":
+        raise ConfigError(f"[gpio] lines driven from a socket need the mock pin factory, not {pin_factory!r}")
     try:
         pins = load_pinmap(pinmap or None)
         factory = make_pin_factory(pin_factory)
@@ -73,9 +75,6 @@ def make_gpio(pin_factory: str, pinmap: str = "", *, lines: str = "") -> Any:
                 close()
             gpio.close = close_both
             gpio.line_server = server
-    elif lines:
-        gpio.close()
-        raise ConfigError(f"[gpio] lines driven from a socket need the mock pin factory, not {pin_factory!r}")
     return gpio
 
 

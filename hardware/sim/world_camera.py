@@ -114,6 +114,7 @@ class FrameServer:
         self._lock = threading.Lock()        # one frame drawn at a time, whoever asks
         self._stop = threading.Event()
         self.sent = 0
+        self._conns: set[socket.socket] = set()
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -136,6 +137,7 @@ class FrameServer:
 
     def _client(self, conn: socket.socket) -> None:
         conn.settimeout(1.0)
+        self._conns.add(conn)
         with conn:
             while not self._stop.is_set():
                 try:
@@ -163,6 +165,9 @@ class FrameServer:
         self._stop.set()
         with contextlib.suppress(OSError):
             self._sock.close()
+        for conn in list(self._conns):
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
         self._thread.join(timeout=2)
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
