@@ -6,19 +6,20 @@ A part posts events to the loop and carries out commands (see ``controller.daemo
 
 | part       | sim backend                                    | serial backend (a Pi)               |
 |------------|------------------------------------------------|-------------------------------------|
-| firmware   | ``port = "sim"``: the simulated MCU process on  | pyserial link on ``[firmware] port``|
-| + gpio     | a pty, mock pins (``controller.daemon_firmware``)| + gpiozero on lgpio / RPi.GPIO     |
-| camera     | rendered by the simulated table                | V4L2 or file (``daemon_camera``)    |
-| sim table  | ``[game] script`` (default: the packaged game) | (none: people play)                 |
-|            | ``simulation = "physical"``:                   |                                     |
-|            | ``SimTablePart`` (its own MCU process, buttons,|                                     |
-|            | camera); ``"events"``: ``ScriptedTablePart``   |                                     |
-|            | (perfect firmware and eyes)                    |                                     |
+| firmware   | the world's MCU pty (``eyes = "daemon"``), or   | pyserial link on ``[firmware] port``|
+| + gpio     | ``port = "sim"`` with ``script = "off"``; mock  | + gpiozero on lgpio / RPi.GPIO      |
+|            | pins, driven by the world over a line socket    |                                     |
+| camera     | ``CameraPart(TableReader, TableTracker)`` on    | V4L2, file or stream                |
+|            | the world's frame stream (``StreamCamera``)     | (``daemon_camera``)                 |
+| sim table  | the world process (``controller.daemon_world``, | (none: people play)                 |
+|            | ``python -m hardware.sim.world``) playing       |                                     |
+|            | ``[game] script``; ``eyes = "table"``: the world|                                     |
+|            | brings its own MCU link, buttons and eyes;      |                                     |
+|            | ``simulation = "events"``: ``ScriptedTablePart``|                                     |
+|            | (a feed made by ``hardware.sim.events_feed``)   |                                     |
 | feed       | ``[game] feed``: events from a JSONL file      | (none)                              |
 
-Simulated players bring their own firmware, so with a script or a feed the sim backend
-starts no separate firmware part; with ``script = "off"`` and ``port = "sim"`` the daemon
-drives the simulated MCU itself.
+The simulator is never imported here: its processes are started by command line.
 """
 
 from __future__ import annotations
