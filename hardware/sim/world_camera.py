@@ -8,7 +8,10 @@ moment from what lies on the table then, so the camera runs at the rate the daem
 :class:`LiveScene` draws those frames: the table as ``scene.SceneRenderer`` renders it (drawn
 again only when something on the table changed), and over it what changes from frame to frame:
 a player's hand and arm reaching over the table while a tile is put down or taken (covering
-what lies under it), the room's light drifting, and sensor noise.
+what lies under it), the room's light drifting, sensor noise, and (``glare``: the share of
+frames) a reflection over a random spot, which makes a tile under it misread or lost in that
+frame alone. The errors are drawn into the picture; nothing is corrected from what the
+simulator knows lies on the table.
 """
 
 from __future__ import annotations
@@ -45,13 +48,18 @@ class LiveScene:
     """
 
     def __init__(self, renderer, state: Callable[[], tuple[int, object]], *, hand_frames: int = 2,
-                 light: float = 0.06, noise: float = 3.0, seed: int = 0) -> None:
+                 light: float = 0.06, noise: float = 3.0, glare: float = 0.0, seed: int = 0) -> None:
         self.renderer = renderer
         self.state = state
         self.hand_frames = hand_frames
         self.light = light
         self._base_key: object = None
         self._base: np.ndarray | None = None
+        if not 0.0 <= glare <= 0.5:
+            raise ValueError(f"camera errors: {glare} must be 0..0.5 (the share of frames with a glare)")
+        self.glare = glare
+        self.glare_frames = 0
+        self._rng = np.random.default_rng(seed + 1)
         rng = np.random.default_rng(seed)
         h, w = renderer.size[1], renderer.size[0]
         self._noise = [rng.normal(0.0, noise, (h, w, 3)).astype(np.int16) for _ in range(4)] if noise > 0 else []
@@ -87,8 +95,18 @@ class LiveScene:
         if reach is not None:
             self._draw_arm(frame, reach[0], reach[1], reach[2] / max(1, self.hand_frames))
             self.hand_frames_drawn += 1
+        if self.glare and self._rng.random() < self.glare:
+            self._draw_glare(frame)
+            self.glare_frames += 1
         self.frames += 1
         return frame
+
+    def _draw_glare(self, frame: np.ndarray) -> None:
+        """A reflection on the felt and tiles in this frame only (a tile under it misread or lost)."""
+        h, w = frame.shape[:2]
+        x, y = int(self._rng.uniform(0.15, 0.85) * w), int(self._rng.uniform(0.15, 0.85) * h)
+        cv2.ellipse(frame, (x, y), (int(self._rng.uniform(14, 30)), int(self._rng.uniform(10, 24))),
+                    float(self._rng.uniform(0, 180)), 0, 360, (245, 245, 245), -1, cv2.LINE_AA)
 
     def _draw_arm(self, frame: np.ndarray, seat: int, where: tuple[int, int], reach: float) -> None:
         """An arm from the middle of the seat's edge of the picture towards ``where``, reaching

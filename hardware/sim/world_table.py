@@ -120,7 +120,8 @@ class World:
         self.mcu = SimMcuProcess.start(self.workdir / "mcu", time_scale=self.time_scale)
         self._new_table()
         renderer = SceneRenderer(load_profile("riichi4"))
-        self.scene = LiveScene(renderer, self._state_now, seed=self.args.seed)
+        glare = float(os.environ.get("JANTAKU_SIM_CAMERA_ERRORS", "0") or 0)
+        self.scene = LiveScene(renderer, self._state_now, seed=self.args.seed, glare=glare)
         self.camera = FrameServer(self.workdir / "camera.sock", self.scene.frame, on_frame=self._on_frame)
         return {"port": self.mcu.port, "camera": str(self.camera.path), "mcu_control": self.mcu.control_path,
                 "handles": [], "watches": ["cmd.show"], "pid": os.getpid()}
@@ -326,7 +327,8 @@ class World:
                 "hands": len(self.script.hands), "hand": t.hand_index if t else 0,
                 "actions": t.applied if t else 0, "finished": bool(t and t.finished and not self.args.loop),
                 "games": self.games, "frames": self.frames,
-                "hand_frames": self.scene.hand_frames_drawn if self.scene else 0, "error": self.error}
+                "hand_frames": self.scene.hand_frames_drawn if self.scene else 0,
+                "misread_frames": self.scene.glare_frames if self.scene else 0, "error": self.error}
 
 
 async def run_world(args: argparse.Namespace, out: Any) -> int:

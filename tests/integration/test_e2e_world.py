@@ -36,3 +36,19 @@ def test_an_excerpt_played_through_the_daemons_own_parts_ends_on_the_recorded_sc
     check_played(name, demo, state, "rendered")
     # the daemon's own tracker saw the game: nothing came from the world but the staff's start
     assert demo.sources() <= {"staff", "firmware", "gpio", "camera", "integrity"}
+
+
+def test_glare_in_5_percent_of_frames_changes_no_score(tmp_path):
+    """Camera errors made per frame in the picture (a reflection over a random spot: the tile under
+    it misread or lost), read by the daemon's own reader and tracker, nothing corrected from the
+    simulator's truth."""
+    name = "mjai-reviewer__ryukyoku.json"
+    demo = Demo(_sample(name), tmp_path / "g", eyes="daemon", camera_errors=0.05).ready()
+    try:
+        state = demo.wait_played(600)
+        world = demo.table_status()
+        assert 0 < world["misread_frames"] < world["frames"] * 0.15, world
+    finally:
+        demo.terminate()
+        demo.stop()
+    check_played(name, demo, state, "rendered")

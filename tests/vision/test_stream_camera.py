@@ -8,6 +8,7 @@ import threading
 import time
 
 import numpy as np
+import pytest
 
 from hardware.sim.world_camera import FrameServer, LiveScene
 from vision.camera import STATE_CLOSED, STATE_LOST, STATE_OK, StreamCamera
@@ -96,3 +97,17 @@ def test_the_live_scene_draws_hands_light_and_noise_over_one_rendering():
     scene.frame()
     scene.frame()
     assert scene.hand_frames_drawn == 2             # the hand is gone after its frames
+
+
+def test_glare_is_drawn_in_its_share_of_frames_and_a_bad_share_is_refused():
+    class Renderer:
+        size = (160, 90)
+
+        def render(self, state, seed=0):
+            return np.full((90, 160, 3), 60, np.uint8)
+    scene = LiveScene(Renderer(), lambda: (1, None), noise=0.0, light=0.0, glare=0.2, seed=3)
+    frames = [scene.frame() for _ in range(200)]
+    bright = sum(1 for f in frames if f.max() > 200)
+    assert bright == scene.glare_frames and 20 <= bright <= 60
+    with pytest.raises(ValueError, match="must be 0..0.5"):
+        LiveScene(Renderer(), lambda: (1, None), glare=0.9)
