@@ -102,6 +102,7 @@ class TableTracker:
         self._views.clear()
         self._shrunk_for: dict[int, int] = {}      # position -> views its river has looked one short
         self._called: dict[int, list[str]] = {}     # position -> tiles melds took from its river
+        self._odd_reveal: dict[int, tuple[tuple, int]] = {}   # position -> (odd-sized hand, views it lay)
 
     # ---- voting helpers
     def _tile(self, t: SeenTile) -> str:
@@ -316,7 +317,14 @@ class TableTracker:
             # hidden by an arm, waits)
             melds = len(self._c.melds.get(p, ()))
             if len(best) not in (13 - 3 * melds, 14 - 3 * melds):
-                continue
+                # a hand of another size is reported once it has lain unchanged for ``hold`` views
+                # (a hand still being laid down grows; one a tile short or over stays so)
+                seen, n = self._odd_reveal.get(p, ((), 0))
+                n = n + 1 if seen == best else 1
+                self._odd_reveal[p] = (best, n)
+                if n < self.hold:
+                    continue
+            self._odd_reveal.pop(p, None)
             self._c.revealed[p] = best
             events.append(HandRevealed(seat=self.seat(p), tiles=tuple(best), win_tile=win_tile, now=now))
 

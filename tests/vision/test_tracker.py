@@ -266,3 +266,12 @@ def test_a_riichi_stick_is_reported_once_when_most_views_see_it():
     evs = feed(tr, [stick, stick], t0=1.0)
     assert [(type(e), e.seat) for e in evs] == [(RiichiStick, 1)]
     assert feed(tr, [stick, plain_view, stick, stick], t0=2.0) == []             # once a hand
+
+
+def test_a_revealed_hand_of_the_wrong_size_is_reported_once_it_lies_unchanged():
+    tr = TableTracker(k=3)
+    twelve = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "2z"]
+    evs = feed(tr, [view({}, revealed={0: twelve[:8]})] * 3 + [view({}, revealed={0: twelve})] * (tr.hold - 1))
+    assert evs == []                                    # still being laid down, or not yet long enough
+    evs = feed(tr, [view({}, revealed={0: twelve})] * 2, t0=5.0)
+    assert [(type(e), len(e.tiles)) for e in evs] == [(HandRevealed, 12)]
