@@ -8,6 +8,8 @@ read here from the same script the table performs (``hardware.sim.script``, seed
 
 from __future__ import annotations
 
+import pytest
+
 from hardware.sim import script as sim_script
 from tests.integration.test_e2e_demo import Demo, _sample
 
@@ -79,6 +81,7 @@ def _check_caught(case: str, want: list[dict], alerts: list[dict]) -> None:
     assert {a["rule"] for a in alerts if a["rule"] in sim_script.INJECTABLE_RULES} == rules, (case, alerts)
 
 
+@pytest.mark.timeout(900)   # three excerpts side by side, every frame rendered and read: a loaded machine is slow
 def test_injected_faults_are_caught_through_the_daemons_own_parts(tmp_path):
     """The faults committed in the world's table, seen in its rendered frames by the daemon's own
     camera part (``other_back``: the other set's back colour in the wall, read by TableReader)."""

@@ -18,6 +18,7 @@ from tests.integration.test_e2e_demo import Demo, _sample, check_played
 EXCERPTS = ("mjai-reviewer__ryukyoku.json", "mjai-reviewer__chankan.json")
 
 
+@pytest.mark.timeout(900)   # every frame rendered and read: a loaded machine is slow
 @pytest.mark.parametrize("name", EXCERPTS)
 def test_an_excerpt_played_through_the_daemons_own_parts_ends_on_the_recorded_scores(tmp_path, name):
     demo = Demo(_sample(name), tmp_path / "g", eyes="daemon").ready()
@@ -38,6 +39,7 @@ def test_an_excerpt_played_through_the_daemons_own_parts_ends_on_the_recorded_sc
     assert demo.sources() <= {"staff", "firmware", "gpio", "camera", "integrity"}
 
 
+@pytest.mark.timeout(900)
 def test_glare_in_5_percent_of_frames_changes_no_score(tmp_path):
     """Camera errors made per frame in the picture (a reflection over a random spot: the tile under
     it misread or lost), read by the daemon's own reader and tracker, nothing corrected from the
