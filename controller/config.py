@@ -57,7 +57,7 @@ class GpioConfig:
 
 @dataclass(frozen=True)
 class CameraConfig:
-    source: str = "rendered"           # rendered (simulator) | v4l2 | file | off
+    source: str = "rendered"           # rendered (the simulated table's stream) | stream | v4l2 | file | off
     device: str = "/dev/video0"
     fps: float = 10.0
     calibration: str = ""              # calibration file ("" = none yet)
@@ -72,6 +72,7 @@ class GameConfig:
     loop: bool = True                  # sim only: start the script again after the game ends
     feed: str = ""                     # sim only: JSONL of events played straight into the loop (tests)
     simulation: str = "events"         # sim only: events (perfect eyes) | physical (MCU pty, buttons, camera)
+    eyes: str = "daemon"               # sim physical: daemon (its own firmware, GPIO, camera parts) | table
 
 
 @dataclass(frozen=True)
@@ -213,7 +214,7 @@ def _parse_gpio(s: _Section) -> GpioConfig:
 
 def _parse_camera(s: _Section) -> CameraConfig:
     return CameraConfig(
-        source=s.str("source", "rendered", choices=("rendered", "v4l2", "file", "off")),
+        source=s.str("source", "rendered", choices=("rendered", "stream", "v4l2", "file", "off")),
         device=s.str("device", "/dev/video0"),
         fps=s.float("fps", 10.0, minval=0.5, maxval=120.0),
         calibration=s.str("calibration", ""),
@@ -229,6 +230,7 @@ def _parse_game(s: _Section) -> GameConfig:
         loop=s.bool("loop", True),
         feed=s.str("feed", ""),
         simulation=s.str("simulation", "events", choices=("physical", "events")),
+        eyes=s.str("eyes", "daemon", choices=("daemon", "table")),
     )
 
 

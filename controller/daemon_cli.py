@@ -183,6 +183,9 @@ def _cmd_demo(argv: list[str]) -> int:
     p.add_argument("--data", help="data folder (default: a fresh temporary one)")
     p.add_argument("--simulation", choices=("physical", "events"), default="physical",
                    help="physical: MCU on a pty, seat buttons, camera (default); events: perfect eyes")
+    p.add_argument("--eyes", choices=("daemon", "table"), default="table",
+                   help="physical: the daemon's own firmware, GPIO and camera parts meet the simulated table "
+                        "(daemon), or the simulated table brings its own (table, the default for now)")
     args = p.parse_args(argv)
     script = Path(args.script)
     try:
@@ -200,7 +203,7 @@ def _cmd_demo(argv: list[str]) -> int:
     panel = {"port": args.port, "port_fallback": False} if args.port is not None else {}
     cfg = config_mod.replace(cfg, table={"backend": "sim"}, storage={"data_dir": data},
                              game={"script": str(script.resolve()), "speed": args.speed, "loop": False,
-                                   "simulation": args.simulation,
+                                   "simulation": args.simulation, "eyes": args.eyes,
                                    **({"ruleset": log_json["ruleset"]} if is_played else {})},
                              **({"panel": panel} if panel else {}))
     return serve(cfg, injects=args.inject)

@@ -45,21 +45,36 @@ class FirmwarePart(TablePart):
         return out
 
 
-def make_gpio(pin_factory: str, pinmap: str = "") -> Any:
-    """The Pi's lines on the configured pin factory; mock pins rest in the safe state."""
+def make_gpio(pin_factory: str, pinmap: str = "", *, lines: str = "") -> Any:
+    """The Pi's lines on the configured pin factory; mock pins rest in the safe state.
+
+    ``lines``: mock pins only, a unix socket through which the simulated table drives them
+    (``firmware_bridge.gpio_lines.LineServer``, closed with the GPIO)."""
     from firmware_bridge.gpio import TableGpio, make_pin_factory
     from firmware_bridge.pinmap import load_pinmap
+    if lines and pin_factory != "mock":
+        raise ConfigError(f"[gpio] lines driven from a socket need the mock pin factory, not {pin_factory!r}")
     try:
-        lines = load_pinmap(pinmap or None)
+        pins = load_pinmap(pinmap or None)
         factory = make_pin_factory(pin_factory)
-        gpio = TableGpio(lines, pin_factory=factory)
+        gpio = TableGpio(pins, pin_factory=factory)
     except (BridgeError, OSError, ValueError) as err:
         raise ConfigError(f"[gpio] {err}") from err
     if type(factory).__name__ == "MockFactory":
         # mock pins start low, which reads as e-stop pressed and lid open on this board
-        for line in (lines.estop, lines.lid, *lines.dice_buttons):
+        for line in (pins.estop, pins.lid, *pins.dice_buttons):
             pin = factory.pin(line.pin)
             pin.drive_low() if line.active == "high" else pin.drive_high()
+        if lines:
+            from firmware_bridge.gpio_lines import LineServer
+            server = LineServer(lines, pins, factory)
+            close = gpio.close
+
+            def close_both() -> None:
+                server.close()
+                close()
+            gpio.close = close_both
+            gpio.line_server = server
     return gpio
 
 

@@ -6,25 +6,25 @@ A part posts events to the loop and carries out commands (see ``controller.daemo
 
 | part       | sim backend                                    | serial backend (a Pi)               |
 |------------|------------------------------------------------|-------------------------------------|
-| firmware   | ``port = "sim"``: the simulated MCU process on  | pyserial link on ``[firmware] port``|
-| + gpio     | a pty, mock pins (``controller.daemon_firmware``)| + gpiozero on lgpio / RPi.GPIO     |
-| camera     | rendered by the simulated table                | V4L2 or file (``daemon_camera``)    |
-| sim table  | ``[game] script`` (default: the packaged game) | (none: people play)                 |
-|            | ``simulation = "physical"``:                   |                                     |
-|            | ``SimTablePart`` (its own MCU process, buttons,|                                     |
-|            | camera); ``"events"``: ``ScriptedTablePart``   |                                     |
-|            | (perfect firmware and eyes)                    |                                     |
+| firmware   | the world's MCU pty (``eyes = "daemon"``), or   | pyserial link on ``[firmware] port``|
+| + gpio     | ``port = "sim"`` with ``script = "off"``; mock  | + gpiozero on lgpio / RPi.GPIO      |
+|            | pins, driven by the world over a line socket    |                                     |
+| camera     | ``CameraPart(TableReader, TableTracker)`` on    | V4L2, file or stream                |
+|            | the world's frame stream (``StreamCamera``)     | (``daemon_camera``)                 |
+| sim table  | the world process (``controller.daemon_world``, | (none: people play)                 |
+|            | ``python -m hardware.sim.world``) playing       |                                     |
+|            | ``[game] script``; ``eyes = "table"``: the world|                                     |
+|            | brings its own MCU link, buttons and eyes;      |                                     |
+|            | ``simulation = "events"``: ``ScriptedTablePart``|                                     |
+|            | (a feed made by ``hardware.sim.events_feed``)   |                                     |
 | feed       | ``[game] feed``: events from a JSONL file      | (none)                              |
 
-Simulated players bring their own firmware, so with a script or a feed the sim backend
-starts no separate firmware part; with ``script = "off"`` and ``port = "sim"`` the daemon
-drives the simulated MCU itself.
+The simulator is never imported here: its processes are started by command line.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import logging
 from collections.abc import Callable
@@ -105,12 +105,12 @@ class FeedPart(EventPlayer):
 
 
 class ScriptedTablePart(EventPlayer):
-    """The simulated table at event level: scripted players act out a recorded game
-    (``hardware.sim.script``) and the events a perfect firmware link and camera tracker
-    would report are played into the loop (``script.events_of``).
+    """The simulated table at event level: scripted players act out a recorded game and the
+    events a perfect firmware link and camera tracker would report are played into the loop.
 
-    This stands in for the physical simulation (MCU on a pty + rendered camera + vision)
-    where that pipeline is not in the build; the panel's staff status says which one runs.
+    The events come from the simulator's own process, run by command line
+    (``python -m hardware.sim.events_feed``, see ``controller.daemon_world``): the daemon never
+    imports the simulator. The panel's staff status says which level runs.
     """
 
     name = "sim-table"
@@ -118,21 +118,38 @@ class ScriptedTablePart(EventPlayer):
 
     def __init__(self, path: str | Path, store: EventStore, *, speed: float, loop: bool, ruleset: str,
                  injects: list[dict] | None = None) -> None:
-        from hardware.sim import script as sim_script
-        faults = [sim_script.Fault(f["rule"], f["hand"], f.get("seat")) for f in injects or []]
+        import subprocess
+        import sys
+
+        from controller.daemon_world import ROOT
+        argv = [sys.executable, "-m", "hardware.sim.events_feed", "--script", str(path), "--ruleset", ruleset,
+                "--injects", json.dumps(injects or []), "--step", str(self.STEP_S)]
         try:
-            script = sim_script.load_script(str(path), injects=faults)
-            events = sim_script.events_of(script, step_s=self.STEP_S, ruleset=ruleset)
-        except ValueError as err:
-            raise ConfigError(f"[game] script {path}: {err}") from err
-        items: list[tuple[float, ev.Event]] = []
-        for i, event in enumerate(events):
-            items.append((0.0 if i == 0 else self.STEP_S, event))
+            res = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=600)
+        except (OSError, subprocess.TimeoutExpired) as err:
+            raise ConfigError(f"[game] script {path}: the simulator did not run: {err}") from err
+        if res.returncode != 0:
+            raise ConfigError(f"[game] script {path}: {res.stderr.strip().splitlines()[-1:] or res.returncode}")
+        lines = res.stdout.splitlines()
+        head = json.loads(lines[0]) if lines else {}
+        items = [_feed_item(line, f"{path} (event {i})") for i, line in enumerate(lines[1:], start=1) if line]
         super().__init__(items, store, source="sim-table", speed=speed, loop=loop, label=Path(path).name)
-        self.hands = len(script.hands)
+        self.hands = int(head.get("hands", 0))
 
     def status(self) -> dict[str, Any]:
         return {**super().status(), "level": "events (perfect camera)", "hands": self.hands}
+
+
+def _feed_item(line: str, where: str) -> tuple[float, ev.Event]:
+    try:
+        row = json.loads(line)
+        event = ev.from_record(row["event"])
+        delay = float(row.get("delay_s", 0.0))
+    except (ValueError, KeyError, TypeError) as err:
+        raise ConfigError(f"[game] feed {where}: {err}") from err
+    if not isinstance(event, ev.Event):
+        raise ConfigError(f"[game] feed {where}: {event.KIND} is a command, not an event")
+    return delay, event
 
 
 def load_feed(path: Path) -> list[tuple[float, ev.Event]]:
@@ -143,17 +160,8 @@ def load_feed(path: Path) -> list[tuple[float, ev.Event]]:
     except OSError as err:
         raise ConfigError(f"[game] feed {path}: cannot read: {err.strerror}") from err
     for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            event = ev.from_record(row["event"])
-            delay = float(row.get("delay_s", 0.0))
-        except (ValueError, KeyError, TypeError) as err:
-            raise ConfigError(f"[game] feed {path}:{lineno}: {err}") from err
-        if not isinstance(event, ev.Event):
-            raise ConfigError(f"[game] feed {path}:{lineno}: {event.KIND} is a command, not an event")
-        items.append((delay, event))
+        if line.strip():
+            items.append(_feed_item(line, f"{path}:{lineno}"))
     return items
 
 
@@ -171,34 +179,71 @@ def build_parts(cfg: Config, store: EventStore, *, injects: list[dict] | None = 
         firmware = build_firmware(cfg)
         if firmware is not None:
             parts.append(firmware)
-    if cfg.camera.source in ("v4l2", "file"):
+    if cfg.camera.source in ("v4l2", "file", "stream"):
         parts.append(_real_camera(cfg))
     if cfg.table.backend == "sim":
         if cfg.game.feed:
             parts.append(FeedPart(cfg.game.feed, store, speed=cfg.game.speed))
         elif cfg.game.script == "off":
             log.info("sim: no simulated players ([game] script = 'off')")
-        elif (cfg.game.script and not cfg.game.loop and cfg.game.simulation == "physical"
-              and cfg.firmware.port == "sim" and cfg.camera.source == "rendered"
-              and _has("hardware.sim.table_part")):
-            # tablectl demo --script: the table performs the game physically (hardware.sim.table_part)
-            from hardware.sim.table_part import SimTablePart
-            parts.append(SimTablePart(cfg.game.script, speed=cfg.game.speed, ruleset=cfg.game.ruleset,
-                                      injects=injects))
-        elif cfg.game.simulation == "physical" and _has("hardware.sim.table_part"):
-            from hardware.sim.table_part import SimTablePart
-            camera = "auto" if cfg.camera.source == "rendered" else "perfect"
-            parts.append(SimTablePart(cfg.game.script or str(SAMPLE_GAME), speed=cfg.game.speed,
-                                      ruleset=cfg.game.ruleset, injects=injects, camera=camera))
-        elif _has("hardware.sim.script"):
+        elif cfg.game.simulation == "physical" and cfg.game.eyes == "daemon":
+            parts += _world_and_real_parts(cfg, injects)
+        elif cfg.game.simulation == "physical":
+            parts.append(_world_own_eyes(cfg, injects))
+        else:
             script = cfg.game.script or str(SAMPLE_GAME)
             parts.append(ScriptedTablePart(script, store, speed=cfg.game.speed, loop=cfg.game.loop,
                                            ruleset=cfg.game.ruleset, injects=injects))
-        else:
-            log.warning("sim: the scripted players are not in this build; the table stays idle")
     elif cfg.game.feed:
         raise ConfigError(f"{cfg.source}: [game] feed is for the sim backend only")
     return parts
+
+
+def _world_own_eyes(cfg: Config, injects: list[dict] | None) -> Any:
+    """The physically simulated table with its own MCU, buttons and camera, as a world process
+    (``controller.daemon_world``): ``[camera] source = "rendered"`` reads rendered frames with
+    the model where it is built, else the table is read without error."""
+    from controller.daemon_world import WorldPart, world_command
+    camera = "auto" if cfg.camera.source == "rendered" else "perfect"
+    if cfg.game.script and not cfg.game.loop and cfg.camera.source == "rendered":
+        camera = ""          # tablectl demo --script: $JANTAKU_SIM_CAMERA, else rendered
+    argv = world_command("--script", cfg.game.script or str(SAMPLE_GAME), "--speed", str(cfg.game.speed),
+                         "--ruleset", cfg.game.ruleset, "--injects", json.dumps(injects or []),
+                         "--eyes", "own", "--camera", camera)
+    return WorldPart(argv)
+
+
+def _world_and_real_parts(cfg: Config, injects: list[dict] | None) -> list[Any]:
+    """The simulated table as a world outside the daemon, met by the daemon's own parts: the
+    firmware part on the world's MCU pty, the GPIO part on mock pins the world drives over a line
+    socket, the camera part (``TableReader`` + ``TableTracker``) on the world's frame stream. The
+    world is started here (its MCU and camera must be there before the parts open them)."""
+    import tempfile
+
+    from controller.daemon_firmware import FirmwarePart, make_gpio
+    from controller.daemon_world import WorldPart, world_command
+    from firmware_bridge.errors import BridgeError
+    from vision.camera import StreamCamera
+    workdir = Path(tempfile.mkdtemp(prefix="jt-"))      # short: a socket's path has a length limit
+    lines = workdir / "lines.sock"
+    gpio = make_gpio(cfg.gpio.pin_factory, cfg.gpio.pinmap, lines=str(lines))
+    argv = world_command("--script", cfg.game.script or str(SAMPLE_GAME), "--speed", str(cfg.game.speed),
+                         "--ruleset", cfg.game.ruleset, "--injects", json.dumps(injects or []), "--eyes", "daemon",
+                         "--lines", str(lines), "--workdir", str(workdir / "world"), "--fps", str(cfg.camera.fps),
+                         *(["--loop"] if cfg.game.loop else []))
+    world = WorldPart(argv)
+    try:
+        info = world.spawn()
+        firmware = FirmwarePart(str(info["port"]), gpio=gpio, reply_timeout_s=cfg.firmware.timeout_s,
+                                baudrate=cfg.firmware.baudrate)
+        from controller.daemon_camera import build_pipeline
+        camera = build_pipeline(StreamCamera(str(info["camera"])), calibration_file=cfg.camera.calibration,
+                                fps=cfg.camera.fps if cfg.game.speed > 0 else 0.0)
+    except (ConfigError, BridgeError, OSError) as err:
+        world.close()
+        gpio.close()
+        raise ConfigError(f"sim table: {err}") from err
+    return [firmware, camera, world]
 
 
 def _sim_table_runs_firmware(cfg: Config) -> bool:
@@ -209,10 +254,14 @@ def _sim_table_runs_firmware(cfg: Config) -> bool:
 
 def _real_camera(cfg: Config) -> Any:
     from controller.daemon_camera import build_pipeline
-    from vision.camera import CameraError, FileCamera, OpenCVCamera
+    from vision.camera import CameraError, FileCamera, OpenCVCamera, StreamCamera
     try:
-        camera = (OpenCVCamera(cfg.camera.device, fps=cfg.camera.fps) if cfg.camera.source == "v4l2"
-                  else FileCamera(cfg.camera.device, loop=True))
+        if cfg.camera.source == "stream":
+            camera: Any = StreamCamera(cfg.camera.device)
+        elif cfg.camera.source == "v4l2":
+            camera = OpenCVCamera(cfg.camera.device, fps=cfg.camera.fps)
+        else:
+            camera = FileCamera(cfg.camera.device, loop=True)
     except CameraError as err:
         raise ConfigError(f"[camera] {err}") from err
     from controller.config import data_dir
@@ -220,10 +269,3 @@ def _real_camera(cfg: Config) -> Any:
     return build_pipeline(camera, calibration_file=cfg.camera.calibration, fps=cfg.camera.fps,
                           tile_set_file=str(folder / cfg.camera.tile_set) if cfg.camera.tile_set else "",
                           learn_dir=str(folder / "confirmed"))
-
-
-def _has(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
-        return False

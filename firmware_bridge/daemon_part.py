@@ -78,11 +78,11 @@ class TablePart:
     @classmethod
     def with_simulator(cls, *, workdir: str | None = None, time_scale: float = 1.0, sim_args: list[str] | None = None,
                        gpio: TableGpio | None = None, **options: Any) -> TablePart:
-        """The embedded default: start the simulated MCU process on a pty and drive it."""
+        """The embedded default: start the simulated MCU process on a pty (by command line) and drive it."""
+        from firmware_bridge.mcu_process import McuProcess
         from firmware_bridge.scratch import make_scratch  # earlier runs' leftovers removed first
-        from hardware.sim.mcu_process import SimMcuProcess
         scratch = None if workdir else str(make_scratch("sim"))
-        sim = SimMcuProcess.start(workdir or scratch, time_scale=time_scale, extra=sim_args)
+        sim = McuProcess.start(workdir or scratch, time_scale=time_scale, extra=sim_args)
         part = cls(sim.port, gpio=gpio, sim=sim, **options)
         part._scratch = scratch     # our own folder: removed again at stop
         return part

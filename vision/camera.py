@@ -1,8 +1,9 @@
 """Cameras: where frames come from.
 
 ``Camera`` is the interface; ``OpenCVCamera`` reads a V4L2 device (index or path) through
-OpenCV, ``FileCamera`` replays video or image files, ``RenderedCamera`` draws the simulated
-table with ``hardware.sim.scene``. A camera that drops is not an exception in the loop:
+OpenCV, ``FileCamera`` replays video or image files, ``StreamCamera`` takes frames from a local
+stream (a unix socket: the simulated table's camera process), ``RenderedCamera`` draws a scene
+with a renderer it is given. A camera that drops is not an exception in the loop:
 ``read()`` returns None and ``status().state`` says ``camera lost`` until it is back
 (``OpenCVCamera`` reopens the device on later reads, at most every ``retry_s``).
 
@@ -13,6 +14,8 @@ cameras never sleep.
 from __future__ import annotations
 
 import logging
+import socket
+import struct
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -288,4 +291,111 @@ class RenderedCamera:
         return CameraStatus(self._state, "rendered", self._frames, "", self.renderer.size)
 
     def close(self) -> None:
+        self._state = STATE_CLOSED
+
+
+# --------------------------------------------------------------------------- frame stream
+
+STREAM_MAGIC = b"JTF1"
+STREAM_HEADER = struct.Struct("!4sIIId")     # magic, width, height, channels, capture time (monotonic s)
+STREAM_ASK = b"F"
+
+
+class StreamCamera:
+    """Frames from a local stream: a unix socket (``[camera] source = "stream"``, ``device`` the
+    socket's path) served by a camera process (the simulated table's, or a capture helper).
+
+    Each ``read()`` asks for one frame (``F``) and gets a header (``STREAM_HEADER``: ``JTF1``,
+    width, height, channels, capture time) and the raw BGR bytes, as a V4L2 read gives the next
+    buffer; the wait is bounded by ``timeout_s``. A stream that closes, stalls or sends garbage
+    is ``camera lost`` (``read()`` returns None) and is connected again at later reads, at most
+    every ``retry_s``.
+    """
+
+    def __init__(self, path: str | Path, *, timeout_s: float = 10.0, retry_s: float = 0.5,
+                 max_size: tuple[int, int] = (4096, 4096)) -> None:
+        self.path = str(path)
+        if not self.path:
+            raise CameraError("stream camera: no socket path ([camera] device)")
+        self.timeout_s = timeout_s
+        self.retry_s = retry_s
+        self.max_size = max_size
+        self._sock: socket.socket | None = None
+        self._state = STATE_LOST
+        self._error = ""
+        self._frames = 0
+        self._size: tuple[int, int] | None = None
+        self._retry_at = 0.0
+        self.last_capture = 0.0          # the capture time the stream gave the last frame
+
+    def _connect(self, now: float) -> bool:
+        if now < self._retry_at:
+            return False
+        self._retry_at = now + self.retry_s
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(self.timeout_s)
+        try:
+            sock.connect(self.path)
+        except OSError as err:
+            sock.close()
+            return self._lost(f"cannot connect to {self.path}: {err.strerror or err}")
+        self._sock = sock
+        return True
+
+    def _lost(self, why: str) -> bool:
+        if self._state != STATE_LOST or why != self._error:
+            log.warning("stream camera: %s", why)
+        self._state, self._error = STATE_LOST, why
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        return False
+
+    def _recv(self, n: int) -> bytes:
+        assert self._sock is not None
+        buf = bytearray(n)
+        view = memoryview(buf)
+        got = 0
+        while got < n:
+            k = self._sock.recv_into(view[got:], n - got)
+            if k == 0:
+                raise ConnectionError("the stream ended")
+            got += k
+        return bytes(buf)
+
+    def read(self, now: float | None = None) -> np.ndarray | None:
+        if self._state == STATE_CLOSED:
+            return None
+        now = time.monotonic() if now is None else now
+        if self._sock is None and not self._connect(now):
+            return None
+        try:
+            assert self._sock is not None
+            self._sock.sendall(STREAM_ASK)
+            magic, w, h, c, t = STREAM_HEADER.unpack(self._recv(STREAM_HEADER.size))
+            if magic != STREAM_MAGIC or c not in (1, 3) or not (0 < w <= self.max_size[0] and 0 < h <= self.max_size[1]):
+                self._lost(f"not a frame header: {magic!r} {w}x{h}x{c}")
+                return None
+            data = self._recv(w * h * c)
+        except (OSError, ConnectionError) as err:
+            self._lost(f"stream {self.path}: {err}")
+            return None
+        frame = np.frombuffer(data, np.uint8).reshape((h, w, c) if c == 3 else (h, w))
+        if c == 1:
+            frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+        if self._state != STATE_OK:
+            log.info("stream camera: frames from %s (%dx%d)", self.path, w, h)
+        self._state, self._error = STATE_OK, ""
+        self._frames += 1
+        self._size = (w, h)
+        self.last_capture = t
+        return frame
+
+    def status(self) -> CameraStatus:
+        return CameraStatus(self._state, f"stream:{self.path}", self._frames, self._error, self._size)
+
+    def close(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
         self._state = STATE_CLOSED

@@ -71,7 +71,7 @@ class TableTracker:
     """Votes over the last ``k`` views; :meth:`update` returns the events that became certain."""
 
     def __init__(self, *, k: int = 5, need: int | None = None, positions: int = 4,
-                 first_dealer_position: int = 0, min_confidence: float = 0.3) -> None:
+                 first_dealer_position: int = 0, min_confidence: float = 0.3, hold: int | None = None) -> None:
         if k < 1:
             raise ValueError(f"tracker: k is {k}, must be at least 1")
         self.k = int(k)
@@ -82,7 +82,10 @@ class TableTracker:
         self.first_dealer_position = first_dealer_position
         self.min_confidence = min_confidence
         self._views: deque[TableView] = deque(maxlen=self.k)
-        self._c = _Committed()
+        # views a river's last tile must stay gone, without a meld taking it, before it counts as
+        # taken back (a call's meld may be read a few frames after the tile left the river)
+        self.hold = int(hold) if hold is not None else 2 * self.k
+        self.new_hand()
 
     # ---- seats
     def seat(self, position: int) -> int:
@@ -97,6 +100,9 @@ class TableTracker:
         """Forget the committed table (the walls are raised anew): no events for what is already there."""
         self._c = _Committed()
         self._views.clear()
+        self._shrunk_for: dict[int, int] = {}      # position -> views its river has looked one short
+        self._called: dict[int, list[str]] = {}     # position -> tiles melds took from its river
+        self._odd_reveal: dict[int, tuple[tuple, int]] = {}   # position -> (odd-sized hand, views it lay)
 
     # ---- voting helpers
     def _tile(self, t: SeenTile) -> str:
@@ -236,6 +242,8 @@ class TableTracker:
                     source=self.seat(source) if source is not None else None, now=now)
 
     def _rivers(self, events: list[Event], now: float, called_from: dict[int, list[str]]) -> None:
+        for p, taken in called_from.items():
+            self._called.setdefault(p, []).extend(taken)
         for p in range(self.positions):
             stable = self._stable_river(p)
             committed = self._c.rivers.setdefault(p, [])
@@ -246,14 +254,27 @@ class TableTracker:
                                                  replaced_by=stable[i][0], now=now))
                     committed[i] = stable[i]
             if len(stable) < len(committed) and self._river_shrunk(p):
+                # the river's last tile gone: a call takes it (the meld said so, in this view or
+                # an earlier one), or, once ``hold`` views agree that it is gone and no meld has
+                # taken it, it was taken back. The meld may be read some frames after the tile
+                # left (the caller's arm over it, the tiles still moving)
+                gone = committed[len(stable):]
+                calls = self._called.get(p, [])
+                if len(gone) == 1 and any(plain(t) == plain(gone[0][0]) for t in calls):
+                    calls.remove(next(t for t in calls if plain(t) == plain(gone[0][0])))
+                    committed.pop()
+                    self._shrunk_for.pop(p, None)
+                    continue
+                held = self._shrunk_for.get(p, 0) + 1
+                self._shrunk_for[p] = held
+                if len(gone) == 1 and held < self.hold:
+                    continue
                 for i in range(len(committed) - 1, len(stable) - 1, -1):
-                    tile = committed[i][0]
-                    taken = called_from.get(p, [])
-                    if i == len(committed) - 1 and any(plain(t) == plain(tile) for t in taken):
-                        pass   # called: the meld event says so
-                    else:
-                        events.append(DiscardRemoved(seat=self.seat(p), index=i, tile=tile, now=now))
+                    events.append(DiscardRemoved(seat=self.seat(p), index=i, tile=committed[i][0], now=now))
                 del committed[len(stable):]
+                self._shrunk_for.pop(p, None)
+            else:
+                self._shrunk_for.pop(p, None)
             for i in range(len(committed), len(stable)):
                 tile, is_side = stable[i]
                 committed.append(stable[i])
@@ -296,7 +317,14 @@ class TableTracker:
             # hidden by an arm, waits)
             melds = len(self._c.melds.get(p, ()))
             if len(best) not in (13 - 3 * melds, 14 - 3 * melds):
-                continue
+                # a hand of another size is reported once it has lain unchanged for ``hold`` views
+                # (a hand still being laid down grows; one a tile short or over stays so)
+                seen, n = self._odd_reveal.get(p, ((), 0))
+                n = n + 1 if seen == best else 1
+                self._odd_reveal[p] = (best, n)
+                if n < self.hold:
+                    continue
+            self._odd_reveal.pop(p, None)
             self._c.revealed[p] = best
             events.append(HandRevealed(seat=self.seat(p), tiles=tuple(best), win_tile=win_tile, now=now))
 

@@ -128,3 +128,4 @@ def riichi_kan_changes_waits(hand13: Sequence[str], kan_tile: str, melds: Sequen
     kan = Meld("ankan", tuple(taken + [kan_tile]))
     after = waits(rest, list(melds) + [kan])
     return before != after
+

@@ -413,3 +413,17 @@ class SimTable:
 
     _op_nuki = _op_flower
 
+
+def frame_breaks(pending: list[dict], nxt: dict) -> bool:
+    """Whether the camera must take a frame before ``nxt`` is done (``pending``: visible actions since
+    the last frame). Several takes share a frame (the deal), and a draw with its discard; anything
+    else gets a frame of its own so that the tracker sees each change in order."""
+    if not pending:
+        return False
+    if nxt["op"] not in VISIBLE_OPS:
+        return True
+    if nxt["op"] == "take":
+        return not all(p["op"] == "take" for p in pending)
+    if nxt["op"] == "discard":
+        return not (len(pending) == 1 and pending[0]["op"] == "take" and pending[0]["seat"] == nxt["seat"])
+    return True

@@ -40,7 +40,7 @@ from typing import Any
 
 from controller import events as ev
 from hardware.sim import script as sim_script
-from hardware.sim.table import VISIBLE_OPS, SimTable, SimTableError
+from hardware.sim.table import VISIBLE_OPS, SimTable, SimTableError, frame_breaks  # noqa: F401
 from hardware.sim.table_eyes import ViewTracker, look_until_agreed, misread, perfect_view
 from vision.reader import TableView
 
@@ -58,21 +58,6 @@ LOOK_AGAIN_S = 0.5    # while the table waits on the daemon, the camera looks ag
 RESULT_WAIT_S = 60.0  # the dealer waits this long for a result on the display before pressing OK anyway
 
 
-def frame_breaks(pending: list[dict], nxt: dict) -> bool:
-    """Whether the camera must take a frame before ``nxt`` is done (``pending``: visible actions since
-    the last frame). Several takes share a frame (the deal), and a draw with its discard; anything
-    else gets a frame of its own so that the tracker sees each change in order."""
-    if not pending:
-        return False
-    if nxt["op"] not in VISIBLE_OPS:
-        return True
-    if nxt["op"] == "take":
-        return not all(p["op"] == "take" for p in pending)
-    if nxt["op"] == "discard":
-        return not (len(pending) == 1 and pending[0]["op"] == "take" and pending[0]["seat"] == nxt["seat"])
-    return True
-
-
 class SimTablePart:
     """The physically simulated table (MCU process + link, mock seat buttons, camera)."""
 
@@ -85,8 +70,7 @@ class SimTablePart:
         try:
             self.script = sim_script.load_script(str(path), injects=faults, seed=seed)
         except (ValueError, OSError) as err:
-            from controller.config import ConfigError
-            raise ConfigError(f"[game] script {path}: {err}") from err
+            raise SimTableError(f"[game] script {path}: {err}") from err
         self.path = Path(path)
         self.speed = float(speed)
         self.ruleset = ruleset
@@ -116,8 +100,7 @@ class SimTablePart:
         # the camera's error knob: per frame, the chance that one face-up tile is misread or lost
         self.misread_rate = float(os.environ.get("JANTAKU_SIM_CAMERA_ERRORS", "0") or 0)
         if not 0.0 <= self.misread_rate <= 0.5:
-            from controller.config import ConfigError
-            raise ConfigError(f"sim table: JANTAKU_SIM_CAMERA_ERRORS is {self.misread_rate}, must be 0..0.5")
+            raise SimTableError(f"sim table: JANTAKU_SIM_CAMERA_ERRORS is {self.misread_rate}, must be 0..0.5")
         self._rng = random.Random(seed)
         self.misread_frames = 0
         # the table display shows a result to confirm (a Show "result" since the last OK pressed):
@@ -131,8 +114,7 @@ class SimTablePart:
         if camera is None:
             camera = os.environ.get("JANTAKU_SIM_CAMERA", "") or "rendered"
         if camera not in ("auto", "rendered", "perfect"):
-            from controller.config import ConfigError
-            raise ConfigError(f"sim table: camera {camera!r} is not auto, rendered or perfect")
+            raise SimTableError(f"sim table: camera {camera!r} is not auto, rendered or perfect")
         if camera != "auto":
             return camera
         from vision.classifier import DEFAULT_MODEL
@@ -144,12 +126,11 @@ class SimTablePart:
         self.renderer = SceneRenderer(load_profile("riichi4"))
         if self.camera_mode != "rendered":
             return
-        from controller.config import ConfigError
         from vision.calibration import calibrate
         from vision.classifier import DEFAULT_MODEL, OnnxTileClassifier
         from vision.reader import TableReader
         if not DEFAULT_MODEL.is_file():
-            raise ConfigError(f"sim table: camera 'rendered' needs the tile model {DEFAULT_MODEL} (not built yet)")
+            raise SimTableError(f"sim table: camera 'rendered' needs the tile model {DEFAULT_MODEL} (not built yet)")
         empty = self.renderer.render(TableState(), seed=0)
         calibration = calibrate(empty, self.renderer.profile)
         self.reader = TableReader(self.renderer.profile, calibration, OnnxTileClassifier(threads=1))

@@ -76,7 +76,7 @@ class Demo:
     """``tablectl demo`` as a process, with its panel port and data folder."""
 
     def __init__(self, script: Path, tmp: Path, *, speed: str = "max", injects: tuple[str, ...] = (),
-                 camera: str = "perfect", camera_errors: float = 0.0) -> None:
+                 camera: str = "perfect", camera_errors: float = 0.0, eyes: str = "table") -> None:
         self.port = free_port()
         self.data = tmp / "data"
         self.data.parent.mkdir(parents=True, exist_ok=True)
@@ -84,6 +84,7 @@ class Demo:
                 "--port", str(self.port), "--data", str(self.data)]
         for inject in injects:
             args += ["--inject", inject]
+        args += ["--eyes", eyes]
         env = {**os.environ, "JANTAKU_SIM_CAMERA": camera, "JANTAKU_SIM_CAMERA_ERRORS": str(camera_errors)}
         env.pop("NOTIFY_SOCKET", None)
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,

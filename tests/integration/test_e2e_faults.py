@@ -8,6 +8,8 @@ read here from the same script the table performs (``hardware.sim.script``, seed
 
 from __future__ import annotations
 
+import pytest
+
 from hardware.sim import script as sim_script
 from tests.integration.test_e2e_demo import Demo, _sample
 
@@ -124,3 +126,39 @@ def test_no_alert_over_the_clean_sample_games():
             continue
         s, _ = act_out(sim_script.build_script(game))
         assert s.alerts == [], (path.name, s.alerts)
+
+# the cases caught through the daemon's own parts (the world's MCU, mock pins, frame stream read by
+# TableReader + TableTracker); the others still run only with the simulated table's own eyes above
+DAEMON_EYES_CASES = ("walls_and_hand", "turn_and_back", "houtei_call")
+
+
+def _check_caught(case: str, want: list[dict], alerts: list[dict]) -> None:
+    for fault in want:
+        hits = [a for a in alerts if a["rule"] == fault["rule"] and a["hand_index"] == fault["hand"]]
+        assert hits, (case, fault, alerts)
+        assert hits[0]["seat"] == fault["seat"], (case, fault, hits)
+        assert hits[0]["tile"] == fault["tile"], (case, fault, hits)
+    rules = {f["rule"] for f in want}
+    assert {a["rule"] for a in alerts if a["rule"] in sim_script.INJECTABLE_RULES} == rules, (case, alerts)
+
+
+@pytest.mark.timeout(900)   # three excerpts side by side, every frame rendered and read: a loaded machine is slow
+def test_injected_faults_are_caught_through_the_daemons_own_parts(tmp_path):
+    """The faults committed in the world's table, seen in its rendered frames by the daemon's own
+    camera part (``other_back``: the other set's back colour in the wall, read by TableReader)."""
+    wanted = {case: injected(*CASES[case]) for case in DAEMON_EYES_CASES}
+    demos = {case: Demo(_sample(CASES[case][0]), tmp_path / case, injects=CASES[case][1], eyes="daemon")
+             for case in DAEMON_EYES_CASES}
+    states = {}
+    try:
+        for demo in demos.values():
+            demo.ready()
+        for case, demo in demos.items():
+            states[case] = demo.wait_played(900)
+    finally:
+        for demo in demos.values():
+            demo.terminate()
+        for demo in demos.values():
+            demo.stop()
+    for case, want in wanted.items():
+        _check_caught(case, want, states[case]["alerts"])

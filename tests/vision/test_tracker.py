@@ -136,9 +136,24 @@ def test_a_called_discard_leaves_the_river_without_a_removal_event():
     chi = SeenMeld((SeenTile("6p", 0.9, True), SeenTile("7p", 0.9), SeenTile("8p", 0.9)), "chi", 0, None, 1)
     evs = feed(tr, [view({1: ["2m"]}, melds={2: [chi]})] * 3, t0=1.0)
     assert evs == [Meld(seat=2, meld_kind="chi", tiles=("6p", "7p", "8p"), called="6p", source=1, now=1.1)]
-    # a tile that vanishes with no meld, and one re-read as another tile
+    # a tile that vanishes with no meld is taken back, once it stays gone for the hold's views
     evs = feed(tr, [view({1: []}, melds={2: [chi]})] * 3, t0=2.0)
-    assert evs == [DiscardRemoved(seat=1, index=0, tile="2m", now=2.1)]
+    assert evs == []
+    evs = feed(tr, [view({1: []}, melds={2: [chi]})] * tr.hold, t0=3.0)
+    assert [(type(e), e.tile) for e in evs] == [(DiscardRemoved, "2m")]
+
+
+def test_a_meld_read_frames_after_its_tile_left_the_river_is_a_call_not_a_take_back():
+    """Continuous video: the caller's arm hides the meld while the river already shows the tile gone."""
+    tr = TableTracker(k=3)
+    feed(tr, [view({1: ["2m", "6p"]})] * 3)
+    evs = feed(tr, [view({1: ["2m"]})] * (tr.hold - 1), t0=1.0)     # the meld not readable yet
+    assert evs == []
+    chi = SeenMeld((SeenTile("6p", 0.9, True), SeenTile("7p", 0.9), SeenTile("8p", 0.9)), "chi", 0, None, 1)
+    evs = feed(tr, [view({1: ["2m"]}, melds={2: [chi]})] * 3, t0=5.0)
+    assert [type(e) for e in evs] == [Meld]
+    evs = feed(tr, [view({1: ["2m", "3s"]}, melds={2: [chi]})] * 3, t0=6.0)
+    assert [(type(e), e.tile) for e in evs] == [(Discard, "3s")]
 
 
 def test_a_tile_re_read_as_another_is_a_replacement():
@@ -251,3 +266,12 @@ def test_a_riichi_stick_is_reported_once_when_most_views_see_it():
     evs = feed(tr, [stick, stick], t0=1.0)
     assert [(type(e), e.seat) for e in evs] == [(RiichiStick, 1)]
     assert feed(tr, [stick, plain_view, stick, stick], t0=2.0) == []             # once a hand
+
+
+def test_a_revealed_hand_of_the_wrong_size_is_reported_once_it_lies_unchanged():
+    tr = TableTracker(k=3)
+    twelve = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "2z"]
+    evs = feed(tr, [view({}, revealed={0: twelve[:8]})] * 3 + [view({}, revealed={0: twelve})] * (tr.hold - 1))
+    assert evs == []                                    # still being laid down, or not yet long enough
+    evs = feed(tr, [view({}, revealed={0: twelve})] * 2, t0=5.0)
+    assert [(type(e), len(e.tiles)) for e in evs] == [(HandRevealed, 12)]
