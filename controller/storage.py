@@ -210,7 +210,7 @@ class EventStore:
             if verify:
                 store.check()
             if not read_only:
-                store._start_anchor(durable=synchronous.lower() in ("full", "extra"))
+                store._start_anchor(durable=synchronous.lower() == "extra")
                 store.restore_reserve()
         except (StorageError, OSError) as err:
             store.close()

@@ -6,9 +6,12 @@ a log that is simply short: a log whose last row is older than the anchor lost i
 
 The file holds two fixed 128-byte slots, written in place by turns (``seq % 2``), each with a
 magic, the seq, the hash and a CRC-32; a torn write spoils one slot only and the other still
-holds the head before it. The anchor is written *after* the row is committed, so at a power
-cut it is never ahead of what the log durably holds (with ``synchronous = "full"``; with
-"normal" neither is synced, and a lost tail then is a real loss, reported as such).
+holds the head before it. The anchor is written *after* the row is committed (with
+``synchronous = "full"`` the commit is on disk by then), so at a power cut it is never ahead
+of what the log durably holds; it is not synced itself (only with ``synchronous = "extra"``),
+which would double the syncs per event: after a power cut it may lag by the last few events,
+which a log longer than its anchor tolerates (the anchored row must still match). With
+"normal" neither is synced, and a tail lost then is a real loss, reported as such.
 """
 
 from __future__ import annotations
