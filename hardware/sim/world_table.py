@@ -105,7 +105,7 @@ class World:
         self._version = 0
         self._result_shown = threading.Event()
         self._mcu_seen: set[tuple] = set()
-        self._pushed = -1               # the hand before which the old set was pushed in
+        self._pushed: tuple[int, int] = (-1, -1)   # (game, hand) before which the old set was pushed in
         self._ok_seat: int | None = None
         self._changes = 0               # visible changes so far
         self._shown_at = -1             # the change after which the display last showed a result
@@ -213,8 +213,8 @@ class World:
         assert table is not None and self.mcu is not None
         if what == "lift_done" and table.lifts_prepared <= table.hand_index:
             table.prepare_lift()
-        if what == "lift_done" and table.hand_index > 0:
-            self._push_in(table.hand_index)
+        if what == "lift_done" and (table.hand_index > 0 or self.games > 0):
+            self._push_in((self.games, table.hand_index))
         for result in self._mcu_done():
             if result == "lift_done" and what == "lift_done":
                 self._queue_dice(table.hand_index)      # before the dealer's press makes the host roll
@@ -225,7 +225,7 @@ class World:
         self._wait_frames(1)
         self._stop.wait(MCU_POLL_S)
 
-    def _push_in(self, hand: int) -> None:
+    def _push_in(self, hand: tuple[int, int]) -> None:
         """Between two hands: the machine opens the centre for the old set, the players push the
         tiles in and press ok (the cycle's ``receiving``). A result that shows again meanwhile
         (a hand read again) is confirmed again."""

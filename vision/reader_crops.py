@@ -1,0 +1,150 @@
+"""The reader's crops: tile pictures cut from the frame and classified (a mixin of
+``vision.reader.TableReader``)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from vision.classifier import CROP_MARGIN
+from vision.decode import MIN_CONFIDENCE, TileGuess
+from vision.layout import TileRect
+from vision.reader_view import (
+    _REUSE_DIFF,
+    _ROT90,
+    _SECOND_LOOK,
+)
+
+log = logging.getLogger(__name__)
+
+
+class CropReading:
+    """Cutting and classifying tile crops (see ``TableReader``)."""
+
+    def crops(self, frame: np.ndarray, rects: Sequence[TileRect]) -> list[np.ndarray]:
+        """Square crops (crop_px) around tile tops, oriented as their owner reads them.
+
+        All crops come from one ``cv2.remap``: crop pixel -> table mm at the top's height
+        (affine) -> frame pixel (that height's plane homography).
+        """
+        if not rects:
+            return []
+        p = self.crop_px
+        q = np.array([r.corners for r in rects], np.float64)       # n, 4, 2
+        ex = q[:, 1] - q[:, 0]
+        ey = q[:, 3] - q[:, 0]
+        lx = np.hypot(ex[:, 0], ex[:, 1])
+        ly = np.hypot(ey[:, 0], ey[:, 1])
+        side = np.maximum(lx, ly) * CROP_MARGIN
+        g = ((np.arange(p) + 0.5) / p - 0.5).astype(np.float32)
+        ux = (ex / lx[:, None] * side[:, None]).astype(np.float32)
+        uy = (ey / ly[:, None] * side[:, None]).astype(np.float32)
+        centre = q.mean(axis=1).astype(np.float32)
+        x = centre[:, None, None, 0] + g[None, None, :] * ux[:, None, None, 0] + g[None, :, None] * uy[:, None, None, 0]
+        y = centre[:, None, None, 1] + g[None, None, :] * ux[:, None, None, 1] + g[None, :, None] * uy[:, None, None, 1]
+        z = np.array([r.z_mm for r in rects])
+        mx = np.empty(x.shape, np.float32)
+        my = np.empty(x.shape, np.float32)
+        for level in np.unique(z):
+            sel = z == level
+            (h00, h01, h02), (h10, h11, h12), (h20, h21, h22) = self._plane_h(float(level)).tolist()
+            xs, ys = x[sel], y[sel]
+            w = h20 * xs + h21 * ys + h22
+            mx[sel] = (h00 * xs + h01 * ys + h02) / w
+            my[sel] = (h10 * xs + h11 * ys + h12) / w
+        n = len(rects)
+        out = cv2.remap(frame, mx.reshape(n * p, p), my.reshape(n * p, p), cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_REPLICATE)
+        return [out[i * p:(i + 1) * p] for i in range(n)]
+
+    def _plane_h(self, z_mm: float) -> np.ndarray:
+        key = round(z_mm, 3)
+        H = self._plane_cache.get(key)
+        if H is None:
+            H = self.camera.plane_homography(z_mm)
+            self._plane_cache[key] = H
+        return H
+
+    def _classify_crops(self, crops: list[np.ndarray],
+                        faces: Sequence[tuple[float, float] | None] | None = None) -> list[TileGuess]:
+        """The classifier's answers; a crop answered less sure than ``_SECOND_LOOK`` is classified
+        again turned by 90, 180 and 270 degrees and the answers vote (each with its confidence): a
+        busy face at a slant (7p, 6p) is often read surer turned. A tile in a row of touching tiles
+        (``faces[i]``: its face's width and height as fractions of the crop, given for the tiles of
+        a revealed hand) is also classified cut tight to its own face, the neighbours' edges that a
+        square crop takes in left out (the classifier pads the cut with its own edge); that answer
+        votes twice: a face between two alike neighbours (5s between 4s and 6s) reads surer alone."""
+        guesses = self.classifier.classify(crops)
+        weak = [i for i, g in enumerate(guesses) if g.best not in ("", "none") and g.best_confidence < _SECOND_LOOK]
+        if not weak:
+            return guesses
+        # cv2.rotate gives np.rot90's pixels (k = 1, 2, 3: counter-clockwise turns), without numpy's overhead
+        second = [cv2.rotate(crops[i], code) for i in weak for code in _ROT90]
+        packed = [i for i in weak if faces is not None and faces[i] is not None]
+        second += [_tight(crops[i], faces[i]) for i in packed]  # type: ignore[index,arg-type]
+        answers = self.classifier.classify(second)
+        tight = dict(zip(packed, answers[3 * len(weak):], strict=True))
+        out = list(guesses)
+        for n, i in enumerate(weak):
+            voters = [(g, 1.0) for g in (guesses[i], *answers[3 * n:3 * n + 3])]
+            if i in tight:
+                voters.append((tight[i], 2.0))
+            votes: dict[str, float] = {}
+            for g, weight in voters:
+                votes[g.best] = votes.get(g.best, 0.0) + weight * g.best_confidence
+            best, total = max(votes.items(), key=lambda kv: kv[1])
+            conf = total / sum(weight for _g, weight in voters)
+            if best == guesses[i].best and conf <= guesses[i].best_confidence:
+                continue
+            sure = conf >= MIN_CONFIDENCE
+            out[i] = TileGuess(best if sure else "none", conf if sure else 1.0 - conf,
+                               (guesses[i].rotation or 0) if sure else None, best, conf)
+        return out
+
+    def _classify(self, rects: list[TileRect], packed: Sequence[bool] | None = None) -> list[TileGuess]:
+        """Classify the tiles at ``rects`` (``packed[i]``: rect i lies in a row of touching tiles)."""
+        if not rects:
+            return []
+        crops = self.crops(self._frame, rects)
+        faces = [_face_fraction(r) if packed is not None and packed[i] else None for i, r in enumerate(rects)]
+        if not self.reuse_crops:
+            return self._classify_crops(crops, faces)
+        # a tile that looks as it did last frame keeps its answer: only changed crops are classified
+        small = [cv2.resize(c, (8, 8), interpolation=cv2.INTER_AREA).astype(np.int16) for c in crops]
+        keys = [(tuple(round(v, 1) for xy in r.corners for v in xy), r.z_mm) for r in rects]
+        out: list[TileGuess | None] = []
+        todo = []
+        for i, (key, sig) in enumerate(zip(keys, small, strict=True)):
+            hit = self._crop_cache.get(key)
+            if hit is not None and float(np.abs(hit[0] - sig).mean()) < _REUSE_DIFF:
+                out.append(hit[1])
+            else:
+                out.append(None)
+                todo.append(i)
+        for i, guess in zip(todo, self._classify_crops([crops[i] for i in todo], [faces[i] for i in todo]), strict=True):
+            out[i] = guess
+            self._crop_cache[keys[i]] = (small[i], guess)
+        if len(self._crop_cache) > 4096:
+            self._crop_cache.clear()
+        return out  # type: ignore[return-value]
+
+
+def _face_fraction(rect: TileRect) -> tuple[float, float]:
+    """The face's width and height as fractions of its square crop (side: long side x CROP_MARGIN)."""
+    q = np.asarray(rect.corners, np.float64)
+    lx = float(np.hypot(*(q[1] - q[0])))
+    ly = float(np.hypot(*(q[3] - q[0])))
+    side = max(lx, ly, 1e-9) * CROP_MARGIN
+    return lx / side, ly / side
+
+
+def _tight(crop: np.ndarray, face: tuple[float, float]) -> np.ndarray:
+    """The middle of a square crop that holds only the tile's own face."""
+    p = crop.shape[0]
+    w = max(4, min(p, int(round(p * face[0]))))
+    h = max(4, min(p, int(round(p * face[1]))))
+    x0, y0 = (p - w) // 2, (p - h) // 2
+    return crop[y0:y0 + h, x0:x0 + w]
