@@ -79,11 +79,12 @@ class TileStyle:
     glyph_scale: float = 1.0
     glyph_affine: tuple[float, float, float] = (1.0, 1.0, 0.0)  # x scale, y scale, shear: other fonts
     frame_bgr: tuple[int, int, int] = (150, 80, 20)
+    design: object = None  # a tile_faces.FaceDesign drawing the glyphs; None: the artwork
 
     def __hash__(self) -> int:  # ink is a dict; hash its items so styles can key caches
         return hash((self.face_bgr, tuple(sorted(self.ink.items())), self.stroke_px,
                      self.is_red_five_whole, self.has_haku_frame, self.has_corner_numbers,
-                     self.glyph_scale, self.glyph_affine, self.frame_bgr))
+                     self.glyph_scale, self.glyph_affine, self.frame_bgr, self.design))
 
 
 DEFAULT_STYLE = TileStyle()
@@ -263,10 +264,15 @@ def _flower_glyph(tile: str) -> np.ndarray:
     return g
 
 
-@functools.lru_cache(maxsize=128)
-def _glyph(tile: str, folder: str) -> tuple[np.ndarray, np.ndarray]:
-    """The tile's glyph layer (BGRA, 120x160) and its pixel categories."""
-    g = _flower_glyph(tile) if tile.endswith("f") else _load_art(folder)[tile]
+@functools.lru_cache(maxsize=4096)
+def _glyph(tile: str, folder: str, design=None) -> tuple[np.ndarray, np.ndarray]:
+    """The tile's glyph layer (BGRA, 120x160) and its pixel categories (``design``: a procedural face)."""
+    if design is not None:
+        from hardware.sim import tile_faces
+
+        g = tile_faces.glyph(tile, design)
+    else:
+        g = _flower_glyph(tile) if tile.endswith("f") else _load_art(folder)[tile]
     return g, _categorise(g)
 
 
@@ -276,7 +282,7 @@ def _styled_glyph(tile: str, style: TileStyle) -> np.ndarray:
     whole_red = False
     if tile in ("0m", "0p", "0s") and style.is_red_five_whole:
         src_tile, whole_red = "5" + tile[1], True  # the plain five, painted all red: no dot to rely on
-    g, cat = _glyph(src_tile, str(art_dir()))
+    g, cat = _glyph(src_tile, str(art_dir()), style.design)
     bgr = g[:, :, :3].astype(np.float32)
     alpha = g[:, :, 3].astype(np.float32) / 255.0
     inks = style.ink.get(tile[1])
@@ -318,7 +324,7 @@ def _corner_mark(tile: str) -> str:
     return ""
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=2048)
 def _face_art(tile: str, style: TileStyle) -> np.ndarray:
     """The whole face at art resolution, BGRA float 0..1."""
     front = _art()["front"].astype(np.float32) / 255.0

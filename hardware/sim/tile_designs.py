@@ -1,0 +1,134 @@
+"""Face designs and conditions for the tile classifier, split ONCE into training and held-out.
+
+Everything the classifier's figures depend on is declared here, in one place, and
+``tests/vision/test_tile_splits.py`` checks that the two sides share nothing:
+
+- ``TRAIN_DESIGNS`` / ``HELDOUT_DESIGNS``: named face designs (``DESIGNS``): the FluffyStuff
+  artwork, the two complete designs of Unicode's Mahjong Tiles block (Noto Sans Symbols2 for
+  training, Symbola held out), and procedural faces (``hardware/sim/tile_faces.py``: the standard
+  layouts of circles and bamboo with varied drawing, characters and honours in CJK fonts).
+- ``TRAIN_FONTS`` / ``HELDOUT_FONTS``: the fonts each side's designs use (fallbacks included).
+- ``TRAIN_CONDITIONS`` / ``HELDOUT_CONDITIONS``: felt hues, random back hues, named back colours,
+  light levels and poses (tilt, in-plane skew off the quarter turn, aspect squeeze) in disjoint
+  ranges. JPEG quality, sensor noise and tile size are drawn from the same ranges on both sides
+  (they are camera properties, not set properties), as are the per-set style draws
+  (``tile_art.random_style``: ink hues, stroke weight, glyph scale and shear, corner numbers).
+
+:func:`render_crops` renders labelled crops of one design, cut as ``tablectl classify`` expects
+(the tile centred, filling most of the picture, at any angle): the enrolment tests use it for
+sets the shipped model never saw. It needs ``hardware/sim/tile_faces.py``,
+``hardware/sim/tile_crops.py`` and ``hardware/sim/tile_art.py`` of the same branch.
+
+>>> sorted(set(TRAIN_DESIGNS) & set(HELDOUT_DESIGNS))
+[]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from hardware.sim import tile_art
+from hardware.sim.tile_crops import Conditions, render_sample, set_backs
+from hardware.sim.tile_faces import FaceDesign
+
+ARTWORK = "artwork"  # the FluffyStuff artwork (tile_art's own glyphs); the scene renderer's default
+
+_D = FaceDesign
+DESIGNS: dict[str, FaceDesign | None] = {
+    ARTWORK: None,
+    "unicode-noto": _D("unicode-noto", kind="unicode", font="noto-symbols2"),
+    "brush-kouzan-rings": _D("brush-kouzan-rings", font="kouzan-mouhitsu", pip="rings", stick="segmented",
+                             bird="bird", colours="classic"),
+    "brush-gyosho-solid": _D("brush-gyosho-solid", font="kouzan-gyosho", pip="solid", stick="bar",
+                             bird="peacock", colours="mono", wan="万"),
+    "mincho-ipa-petal": _D("mincho-ipa-petal", font="ipa-mincho", pip="petal", stick="beads", bird="stick",
+                           colours="tri", five="伍"),
+    "mincho-ipa-target": _D("mincho-ipa-target", font="ipa-mincho", pip="target", stick="segmented",
+                            bird="peacock", colours="classic", hatsu="发", red_mark=True),
+    "gothic-ipa-rings": _D("gothic-ipa-rings", font="ipa-gothic", pip="rings", stick="bar", bird="bird",
+                           colours="mono", flowers="framed"),
+    "ming-uming-solid": _D("ming-uming-solid", font="arphic-uming", pip="solid", stick="segmented",
+                           bird="bird", colours="classic", red_mark=True, five="伍"),
+    "ming-uming-target": _D("ming-uming-target", font="arphic-uming", pip="target", stick="beads",
+                            bird="peacock", colours="mono", flowers="framed", wan="万"),
+    "gothic-microhei-petal": _D("gothic-microhei-petal", font="wqy-microhei", pip="petal", stick="bar",
+                                bird="stick", colours="classic", wan="万", hatsu="发"),
+    # held out: other fonts (a second brush face, Kaiti, another Gothic, Symbola) and other combinations
+    "unicode-symbola": _D("unicode-symbola", kind="unicode", font="symbola"),
+    "brush-aoyagi-rings": _D("brush-aoyagi-rings", font="aoyagi-kouzan", fallback_font="arphic-ukai",
+                             pip="rings", stick="bar", bird="peacock", colours="tri", red_mark=True),
+    "kai-ukai-petal": _D("kai-ukai-petal", font="arphic-ukai", fallback_font="arphic-ukai", pip="petal",
+                         stick="segmented", bird="bird", colours="mono", five="伍", flowers="framed"),
+    "gothic-zenhei-solid": _D("gothic-zenhei-solid", font="wqy-zenhei", fallback_font="wqy-zenhei", pip="solid",
+                              stick="beads", bird="stick", colours="tri", hatsu="发"),
+}
+HELDOUT_DESIGNS: tuple[str, ...] = ("unicode-symbola", "brush-aoyagi-rings", "kai-ukai-petal", "gothic-zenhei-solid")
+TRAIN_DESIGNS: tuple[str, ...] = tuple(d for d in DESIGNS if d not in HELDOUT_DESIGNS)
+
+
+def design_fonts(names: Sequence[str]) -> frozenset[str]:
+    """The fonts (main and fallback) the named designs draw with."""
+    out = set()
+    for n in names:
+        d = DESIGNS[n]
+        if d is not None:
+            out |= {d.font} | ({d.fallback_font} if d.kind == "drawn" else set())
+    return frozenset(out)
+
+
+TRAIN_FONTS = design_fonts(TRAIN_DESIGNS)
+HELDOUT_FONTS = design_fonts(HELDOUT_DESIGNS)
+
+TRAIN_CONDITIONS = Conditions(
+    felt_hues=((0.0, 135.0), (165.0, 180.0)),
+    back_hues=((0.0, 135.0), (165.0, 180.0)),
+    back_colours=("blue", "green", "yellow", "orange", "red", "black", "navy", "teal"),
+    light=((0.6, 1.3),),
+    tilt_deg=(0.0, 40.0),
+    skew_deg=(0.0, 30.0),
+    squeeze=(1.0, 1.22),
+)
+HELDOUT_CONDITIONS = Conditions(
+    felt_hues=((138.0, 162.0),),      # violet and magenta cloths
+    back_hues=((138.0, 162.0),),
+    back_colours=("pink", "purple"),
+    light=((0.48, 0.58), (1.32, 1.42)),  # dimmer and brighter than any training light
+    tilt_deg=(40.0, 46.0),
+    skew_deg=(30.0, 40.0),
+    squeeze=(1.22, 1.33),
+)
+HELDOUT_SEED = 990_001  # training seeds are small integers; seeds from here on are never used for training
+
+
+def design_style(design: str, rng: np.random.Generator) -> tile_art.TileStyle:
+    """A random set of ``design``: its glyphs, with this set's inks, stroke, scale, face tint, frame, corners."""
+    if design not in DESIGNS:
+        raise ValueError(f"tile designs: unknown design {design!r}, one of {sorted(DESIGNS)}")
+    style = tile_art.random_style(rng)
+    if DESIGNS[design] is not None and rng.random() < 0.5:
+        style = tile_art.with_style(style, ink={})  # the design's own canonical inks
+    return tile_art.with_style(style, design=DESIGNS[design])
+
+
+def render_crops(design: str, tiles: Sequence[str], *, per_tile: int, seed: int,
+                 heldout_conditions: bool = True) -> list[tuple[str, np.ndarray]]:
+    """``per_tile`` crops of each of ``tiles`` (mpsz, ``back``, ``none``) from ONE set of ``design``.
+
+    The set (its style draw and its two back colours) is fixed by ``seed``; each crop has its own
+    angle (quarter turn plus skew), pose, light and camera. Conditions are ``HELDOUT_CONDITIONS``
+    (or ``TRAIN_CONDITIONS``). Returns ``(label, BGR uint8 crop)`` pairs, tiles in the given order,
+    each crop 64 px on its long side, cut as ``tablectl classify`` expects.
+    """
+    cond = HELDOUT_CONDITIONS if heldout_conditions else TRAIN_CONDITIONS
+    rng = np.random.default_rng(seed)
+    style = design_style(design, rng)
+    backs = set_backs(rng, cond)
+    glossy = bool(rng.random() < 0.6)
+    out = []
+    for tile in tiles:
+        for _ in range(int(per_tile)):
+            rotation = int(rng.integers(4)) * 90
+            out.append((tile, render_sample(tile, rotation, rng, style=style, backs=backs, cond=cond, glossy=glossy)))
+    return out
