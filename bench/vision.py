@@ -4,7 +4,9 @@
 
 Renders tables in mid-hand (random rivers with riichi tiles, melds, an indicator, taken
 stacks; seeds fixed) from several camera poses, calibrates each pose from its markers, and
-reads every frame with ``vision.reader.TableReader`` and the shipped ONNX model.
+reads every frame with ``vision.reader.TableReader`` and the shipped ONNX model. The tiles are
+drawn in held-out styles: each pose's set is one of ``hardware/sim/tile_designs.HELDOUT_DESIGNS``
+(face designs and fonts the classifier never trained on) with its own random inks and stroke.
 
 frame_ms: the median time of one full-table read of one frame (remap, colour measures,
 parsing, crops, classifier) on one thread: OpenCV and onnxruntime are held to one thread and
@@ -37,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from controller.rules.tiles import KINDS_34, REDS, plain  # noqa: E402
 from hardware.sim.scene import MeldShape, SceneRenderer, TableState, pose_camera  # noqa: E402
+from hardware.sim.tile_designs import HELDOUT_DESIGNS, HELDOUT_SEED, design_style  # noqa: E402
 from vision.calibration import calibrate  # noqa: E402
 from vision.classifier import DEFAULT_MODEL, OnnxTileClassifier  # noqa: E402
 from vision.layout import Layout, load_profile  # noqa: E402
@@ -138,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     tiles_per_frame: list[int] = []
     frames: list[tuple[SceneRenderer, TableState, np.ndarray]] = []
     for p, pose in enumerate(POSES):
-        r = SceneRenderer(profile, pose_camera(pose))
+        design = HELDOUT_DESIGNS[p % len(HELDOUT_DESIGNS)]
+        r = SceneRenderer(profile, pose_camera(pose), style=design_style(design, np.random.default_rng(HELDOUT_SEED + p)))
         for f in range(frames_per_pose):
             st = random_table(r.layout, rng)
             frame = r.render(st, seed=1000 * p + f)

@@ -50,6 +50,7 @@ BACK_COLOURS: dict[str, tuple[int, int, int]] = {
     "black": (40, 35, 30),
     "navy": (90, 40, 20),
     "teal": (130, 130, 20),
+    "magenta": (190, 50, 170),
 }
 
 # Glyph pixel categories: what an ink mapping can recolour.

@@ -271,7 +271,7 @@ def render_sample(label: str, rotation: int, rng: np.random.Generator, *, style:
     crop = cv2.getRectSubPix(warped, (max(8, int(cw)), max(8, int(ch))), (float(mx), float(my)))
     crop = _photometric(crop, rng, cond, glossy)
     k = out_px / max(crop.shape[:2])
-    crop = cv2.resize(crop, (max(4, int(crop.shape[1] * k)), max(4, int(crop.shape[0] * k))),
+    crop = cv2.resize(crop, (max(4, round(crop.shape[1] * k)), max(4, round(crop.shape[0] * k))),
                       interpolation=cv2.INTER_AREA)
     tile_long = max(np.linalg.norm(wq[1] - wq[0]), np.linalg.norm(wq[2] - wq[1])) * k
     return _degrade(crop, rng, cond, tile_long)

@@ -73,7 +73,7 @@ class FontMissing(FileNotFoundError):
     """A font a design needs is not installed."""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def font_file(key: str) -> Path:
     """The installed file of font ``key``; raises :class:`FontMissing` naming the package."""
     name, package, _ = FONT_FILES[key]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from hardware.sim import tile_art
-from vision import train_data
+from hardware.sim.training import data as train_data
 from vision.classifier import (
     DEFAULT_MODEL,
     ClassifierError,

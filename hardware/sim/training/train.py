@@ -1,16 +1,19 @@
-"""Train the tile classifier and export it to ONNX: ``python -m vision.train`` (a development step).
+"""Train the tile classifier and export it to ONNX: ``python -m hardware.sim.training.train`` (a development step).
 
-Renders the training crops from ``hardware/sim/tile_art.py`` (see ``vision/train_data.py`` for
-the domain randomisation) into ``.train/`` in the repository (ignored by git; reused when
-present), trains a small depthwise-separable CNN with two heads (tile class, rotation) on the
-CPU, exports ``vision/models/tiles.onnx`` with its class list in the ONNX metadata, measures the
-held-out set and writes ``vision/models/MODEL_CARD.md``.
+Renders the training crops (``hardware/sim/training/data.py``: the face designs and conditions
+of ``hardware/sim/tile_designs.py``) into ``.train/`` in the repository (ignored by git; reused
+when present), trains a small depthwise-separable CNN with two heads (tile class, rotation) on
+the CPU, calibrates it (temperature scaling on held-out renders, folded into the tile head),
+exports ``vision/models/tiles.onnx`` with its class list in the ONNX metadata and the
+penultimate embedding as a third output ``features``, and prints the held-out report for
+``vision/models/MODEL_CARD.md``.
 
 torch, onnx and tqdm are the ``train`` extra; the product itself runs the exported file with
 onnxruntime only.
 
 Options: ``--samples N`` (training crops, default 180000), ``--epochs E``, ``--threads T``,
-``--heldout N``, ``--out DIR``, ``--fresh`` (re-render the data even if cached).
+``--heldout N``, ``--out DIR``, ``--fresh`` (re-render the data even if cached), ``--also`` (more
+cached ``.npz`` sets), ``--init-onnx FILE`` (fine-tune from an exported model's weights).
 """
 
 from __future__ import annotations
@@ -26,18 +29,19 @@ from pathlib import Path
 
 import numpy as np
 
-from vision import train_data
+from hardware.sim.training import data as train_data
 from vision.decode import CLASSES, INPUT_SIZE, ROTATIONS
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 CACHE_DIR = REPO / ".train"
 MODEL_DIR = REPO / "vision" / "models"
+CALIBRATION_SEED = train_data.HELDOUT_SEED + 500_000  # held-out renders for the temperature, not for the figures
 CHUNK = 2000
 WIDTHS = (16, 32, 48, 64, 96, 128)
 
 
 def _render_chunk(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    return train_data.render_set(CHUNK, seed, train_data.TRAIN)
+    return train_data.render_set(CHUNK, seed)
 
 
 def render_training_set(n: int, *, workers: int, fresh: bool, seed_base: int = 1
@@ -47,7 +51,7 @@ def render_training_set(n: int, *, workers: int, fresh: bool, seed_base: int = 1
     from tqdm import tqdm
 
     chunks = (n + CHUNK - 1) // CHUNK
-    path = CACHE_DIR / f"train_v5_s{seed_base}_{chunks * CHUNK}.npz"
+    path = CACHE_DIR / f"train_v6_s{seed_base}_{chunks * CHUNK}.npz"
     if path.is_file() and not fresh:
         data = np.load(path)
         return data["x"], data["y"], data["r"]
@@ -65,14 +69,19 @@ def render_training_set(n: int, *, workers: int, fresh: bool, seed_base: int = 1
 
 
 def build_model():
-    """The network: a stride-2 stem and five depthwise-separable blocks, global pooling, two heads."""
+    """The network: a stride-2 stem and five depthwise-separable blocks, global pooling, two heads.
+
+    Convolutions carry a bias and no batch norm: the exported graph (batch norm folded into the
+    convolutions) can then be loaded back with :func:`init_from_onnx` and fine-tuned.
+    ``forward`` returns ``(tile_logits, rotation_logits, features)``.
+    """
     import torch
     from torch import nn
 
     def block(cin: int, cout: int, stride: int) -> nn.Sequential:
         return nn.Sequential(
-            nn.Conv2d(cin, cin, 3, stride, 1, groups=cin, bias=False), nn.BatchNorm2d(cin), nn.ReLU(inplace=True),
-            nn.Conv2d(cin, cout, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+            nn.Conv2d(cin, cin, 3, stride, 1, groups=cin), nn.ReLU(inplace=True),
+            nn.Conv2d(cin, cout, 1), nn.ReLU(inplace=True),
         )
 
     w = WIDTHS
@@ -81,7 +90,7 @@ def build_model():
         def __init__(self) -> None:
             super().__init__()
             self.features = nn.Sequential(
-                nn.Conv2d(3, w[0], 3, 2, 1, bias=False), nn.BatchNorm2d(w[0]), nn.ReLU(inplace=True),  # 20x20
+                nn.Conv2d(3, w[0], 3, 2, 1), nn.ReLU(inplace=True),  # 20x20
                 block(w[0], w[1], 1),
                 block(w[1], w[2], 2),   # 10x10
                 block(w[2], w[3], 1),
@@ -92,12 +101,33 @@ def build_model():
             self.rotation_head = nn.Linear(w[5], len(ROTATIONS))
             self.dropout = nn.Dropout(0.1)
 
-        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
             f = self.features(x - 0.5).mean(dim=(2, 3))
-            f = self.dropout(f)
-            return self.tile_head(f), self.rotation_head(f)
+            d = self.dropout(f)
+            return self.tile_head(d), self.rotation_head(d), f
 
     return TileNet()
+
+
+def init_from_onnx(model, path: Path) -> None:
+    """Load the weights of an exported model (convolutions in graph order, then the two heads)."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    m = onnx.load(str(path))
+    inits = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
+    convs = [n for n in m.graph.node if n.op_type == "Conv"]
+    mods = [mod for mod in model.features.modules() if isinstance(mod, torch.nn.Conv2d)]
+    if len(convs) != len(mods):
+        raise ValueError(f"init_from_onnx: {path} has {len(convs)} convolutions, the network {len(mods)}")
+    with torch.no_grad():
+        for node, mod in zip(convs, mods, strict=True):
+            mod.weight.copy_(torch.from_numpy(inits[node.input[1]]))
+            mod.bias.copy_(torch.from_numpy(inits[node.input[2]]))
+        for head in ("tile_head", "rotation_head"):
+            getattr(model, head).weight.copy_(torch.from_numpy(inits[f"{head}.weight"]))
+            getattr(model, head).bias.copy_(torch.from_numpy(inits[f"{head}.bias"]))
 
 
 def _rotation_targets(y: np.ndarray, r: np.ndarray, symmetric: frozenset[str]) -> np.ndarray:
@@ -111,7 +141,7 @@ def _rotation_targets(y: np.ndarray, r: np.ndarray, symmetric: frozenset[str]) -
 
 
 def train(x: np.ndarray, y: np.ndarray, r: np.ndarray, *, epochs: int, threads: int, seed: int = 0,
-          init: Path | None = None, max_lr: float = 4e-3):
+          init: Path | None = None, init_onnx: Path | None = None, max_lr: float = 4e-3):
     import torch
     from torch.nn import functional as F
     from tqdm import tqdm
@@ -122,6 +152,8 @@ def train(x: np.ndarray, y: np.ndarray, r: np.ndarray, *, epochs: int, threads: 
     model = build_model()
     if init is not None:  # fine-tune from an earlier run's weights
         model.load_state_dict(torch.load(init, map_location="cpu"))
+    if init_onnx is not None:
+        init_from_onnx(model, init_onnx)
     rot_t = torch.from_numpy(_rotation_targets(y, r, symmetric))
     rot_w = torch.from_numpy((y != CLASSES.index("none")).astype(np.float32))
     xt = torch.from_numpy(x)  # uint8 NHWC; converted per batch to keep memory small
@@ -141,7 +173,7 @@ def train(x: np.ndarray, y: np.ndarray, r: np.ndarray, *, epochs: int, threads: 
             xb = xt[idx].permute(0, 3, 1, 2).float().mul_(1 / 255)
             if torch.rand(1, generator=gen).item() < 0.5:  # cheap extra contrast/brightness jitter
                 xb = (xb - 0.5) * (0.8 + 0.4 * torch.rand(len(idx), 1, 1, 1, generator=gen)) + 0.5
-            logits, rot_logits = model(xb)
+            logits, rot_logits, _ = model(xb)
             loss = F.cross_entropy(logits, yt[idx], label_smoothing=0.02)
             rot_loss = -(rot_t[idx] * F.log_softmax(rot_logits, dim=1)).sum(1)
             loss = loss + 0.5 * (rot_loss * rot_w[idx]).sum() / rot_w[idx].sum().clamp(min=1)
@@ -153,6 +185,8 @@ def train(x: np.ndarray, y: np.ndarray, r: np.ndarray, *, epochs: int, threads: 
             seen += len(idx)
             bar.update(1)
             bar.set_postfix(epoch=epoch + 1, loss=f"{loss.item():.3f}", acc=f"{correct / seen:.4f}")
+        CACHE_DIR.mkdir(exist_ok=True)
+        torch.save(model.state_dict(), CACHE_DIR / f"tiles_epoch{epoch + 1}.pt")  # a checkpoint per epoch
     bar.close()
     model.eval()
     CACHE_DIR.mkdir(exist_ok=True)
@@ -167,8 +201,9 @@ def export_onnx(model, path: Path, symmetric: frozenset[str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     dummy = torch.zeros(1, 3, INPUT_SIZE, INPUT_SIZE)
     torch.onnx.export(model, (dummy,), str(path), dynamo=False, opset_version=17,
-                      input_names=["crops"], output_names=["tile_logits", "rotation_logits"],
-                      dynamic_axes={"crops": {0: "n"}, "tile_logits": {0: "n"}, "rotation_logits": {0: "n"}})
+                      input_names=["crops"], output_names=["tile_logits", "rotation_logits", "features"],
+                      dynamic_axes={"crops": {0: "n"}, "tile_logits": {0: "n"}, "rotation_logits": {0: "n"},
+                                    "features": {0: "n"}})
     m = onnx.load(str(path))
     meta = {
         "classes": json.dumps(list(CLASSES)),
@@ -183,115 +218,87 @@ def export_onnx(model, path: Path, symmetric: frozenset[str]) -> None:
     for k, v in meta.items():
         entry = m.metadata_props.add()
         entry.key, entry.value = k, v
-    m.doc_string = "jantaku tile classifier: tile class + rotation"
+    m.doc_string = "jantaku tile classifier: tile class + rotation (+ features, the penultimate embedding)"
     onnx.save(m, str(path))
 
 
-def write_model_card(path: Path, onnx_path: Path, *, n_train: int, epochs: int, train_s: float, render_s: float,
-                     heldout_n: int, accuracy: float, report: str, symmetric: frozenset[str]) -> None:
-    digest = hashlib.sha256(onnx_path.read_bytes()).hexdigest()[:16]
-    size_kb = onnx_path.stat().st_size / 1024
-    text = f"""# Tile classifier: model card
+def fit_temperature(tile_logits: np.ndarray, true: np.ndarray) -> float:
+    """The temperature T minimising the negative log-likelihood of ``softmax(logits / T)`` (a grid search)."""
+    from vision.decode import softmax
 
-- File: `vision/models/tiles.onnx` ({size_kb:.0f} KB, sha256 {digest}...), run with onnxruntime on the CPU.
-- Trained: {dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")} by `python -m vision.train`
-  ({n_train} rendered crops, {epochs} epochs; rendering {render_s / 60:.1f} min, training {train_s / 60:.1f} min
-  on a shared 2-core CPU).
+    best_t, best_nll = 1.0, float("inf")
+    for t in np.exp(np.linspace(np.log(0.3), np.log(5.0), 121)):
+        p = softmax(tile_logits / t)[np.arange(len(true)), true]
+        nll = float(-np.log(p + 1e-12).mean())
+        if nll < best_nll:
+            best_t, best_nll = float(t), nll
+    return best_t
 
-## Input and output
 
-- Input `crops`: float32 `(N, 3, {INPUT_SIZE}, {INPUT_SIZE})`, BGR channel order, values 0..1. Preprocessing
-  (`vision/decode.py` `prep`): the crop (any size, tile roughly centred and filling 70-100 % of it)
-  is padded to a square by repeating its edge pixels, then area-resized to {INPUT_SIZE}x{INPUT_SIZE}.
-- Output `tile_logits` `(N, {len(CLASSES)})` over the classes below, `rotation_logits` `(N, 4)` over
-  0/90/180/270 degrees clockwise. The ONNX metadata holds the class list (`classes`), `input_size`,
-  and `symmetric_180` (faces whose rotation is reported as 0 or 90 only).
-- Classes ({len(CLASSES)}): {" ".join(CLASSES)}.
-  `0m 0p 0s` are the red fives, `1f`..`8f` plum, orchid, chrysanthemum, bamboo, spring, summer,
-  autumn, winter; `back` is a face-down tile (any set colour), `none` no tile.
-- Faces treated as 180-degree symmetric: {" ".join(sorted(symmetric))}.
+def calibrate(model, n: int, threads: int) -> float:
+    """Fit the temperature on ``n`` held-out renders (seeds ``CALIBRATION_SEED``..., not those of the figures)
+    and fold it into the tile head; returns T."""
+    import torch
 
-## Network
-
-A stride-2 3x3 stem and five depthwise-separable blocks (widths {", ".join(map(str, WIDTHS))}),
-global average pooling, dropout, and two linear heads. About 1.5 M multiply-adds per crop.
-
-## Training data
-
-Rendered on the fly by `vision/train_data.py` from the public-domain FluffyStuff riichi artwork
-(CC0; `hardware/sim/tiles/`) composited on modelled tile bodies by `hardware/sim/tile_art.py`, with
-flowers and seasons drawn there. Randomised per sample or per set: ink colour and stroke weight per
-suit, wholly-red red fives (without the dot), framed haku, corner numbers, face tint; the tile's
-two-layer side wall (white face layer over the coloured back) on any side; back colours; felt,
-grey, white and wood backgrounds; neighbouring tiles intruding (river rows, walls, sideways
-riichi tiles); drop shadows; camera tilt up to 45 degrees (perspective), rotation 0/90/180/270 plus up
-to 8 degrees of skew; scale (tile filling 68-112 % of the crop: tight crops cut its edges); crops of any aspect (photos);
-lighting gradients, shadow bands, glare, colour casts and felt tint; fingers; resolution loss,
-blur, motion blur, noise and JPEG. Detail: the table camera's (a face of ~26x34 px at 1280x720),
-some crops from photo-like 64 px renders.
-
-## Held-out accuracy
-
-{heldout_n} crops rendered with seeds the training never used and other parameters
-(`train_data.HELDOUT`: the named back colours teal/pink/purple, which the training list
-lacks (training sets use seven other named colours, or a random hue for half of the sets), tilt
-up to 40 deg, other JPEG/noise ranges). Top-1 over all {len(CLASSES)} classes:
-
-```
-{report}
-```
-
-Reproduce: `python -c "from vision.train_data import evaluate_heldout; a, r = evaluate_heldout({heldout_n}); print(r)"`.
-
-## Limits
-
-- Trained only on renders of one artwork family plus style randomisation; real sets with very
-  different glyph drawings (notably flowers/seasons, whose pictures differ between every set, and
-  the 1s bird) may be misread; answers under the confidence threshold (0.4) are reported as `none`.
-- 0 and 180 degrees cannot be told apart for 180-symmetric faces (listed above).
-"""
-    path.write_text(text)
+    torch.set_num_threads(threads)
+    xs, ys, _ = train_data.render_set(n, CALIBRATION_SEED, heldout=True, group=32)
+    model.eval()
+    with torch.no_grad():
+        logits = torch.cat([model(torch.from_numpy(xs[i:i + 512]).permute(0, 3, 1, 2).float() / 255)[0]
+                            for i in range(0, n, 512)]).numpy()
+    t = fit_temperature(logits, ys)
+    with torch.no_grad():
+        model.tile_head.weight.div_(t)
+        model.tile_head.bias.div_(t)
+    return t
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__.splitlines()[0])
-    ap.add_argument("--samples", type=int, default=180_000)
+    ap = argparse.ArgumentParser(prog="python -m hardware.sim.training.train", description=__doc__.splitlines()[0])
+    ap.add_argument("--samples", type=int, default=180_000, help="crops to render (0: train on --also only)")
     ap.add_argument("--epochs", type=int, default=8)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--heldout", type=int, default=4000)
+    ap.add_argument("--calibration", type=int, default=3000, help="held-out renders to fit the temperature on")
     ap.add_argument("--out", type=Path, default=MODEL_DIR)
     ap.add_argument("--fresh", action="store_true")
     ap.add_argument("--seed-base", type=int, default=1, help="first chunk seed of the rendered set")
     ap.add_argument("--also", type=Path, nargs="*", default=[], help="more cached .npz sets to train on")
     ap.add_argument("--render-only", action="store_true", help="render (and cache) the data, do not train")
     ap.add_argument("--init", type=Path, default=None, help="start from these torch weights (fine-tune)")
+    ap.add_argument("--init-onnx", type=Path, default=None, help="start from an exported model's weights")
     ap.add_argument("--max-lr", type=float, default=4e-3)
     args = ap.parse_args(argv)
     t0 = time.monotonic()
-    x, y, r = render_training_set(args.samples, workers=args.threads, fresh=args.fresh, seed_base=args.seed_base)
+    parts = []
+    if args.samples:
+        parts.append(render_training_set(args.samples, workers=args.threads, fresh=args.fresh,
+                                         seed_base=args.seed_base))
     render_s = time.monotonic() - t0
     if args.render_only:
-        print(f"rendered {len(x)} crops in {render_s:.0f} s")
+        print(f"rendered {args.samples} crops in {render_s:.0f} s")
         return 0
     for extra in args.also:
         data = np.load(extra)
-        x, y, r = (np.concatenate([x, data["x"]]), np.concatenate([y, data["y"]]),
-                   np.concatenate([r, data["r"]]))
+        parts.append((data["x"], data["y"], data["r"]))
+    x, y, r = (np.concatenate([p[i] for p in parts]) for i in range(3))
     t1 = time.monotonic()
     model, symmetric = train(x, y, r, epochs=args.epochs, threads=args.threads, init=args.init,
-                             max_lr=args.max_lr)
+                             init_onnx=args.init_onnx, max_lr=args.max_lr)
     train_s = time.monotonic() - t1
+    temperature = calibrate(model, args.calibration, args.threads)
     onnx_path = args.out / "tiles.onnx"
     export_onnx(model, onnx_path, symmetric)
     from vision.classifier import OnnxTileClassifier
 
     acc, report = train_data.evaluate_heldout(args.heldout, classifier=OnnxTileClassifier(onnx_path))
-    write_model_card(args.out / "MODEL_CARD.md", onnx_path, n_train=len(x), epochs=args.epochs,
-                     train_s=train_s, render_s=render_s, heldout_n=args.heldout, accuracy=acc, report=report,
-                     symmetric=symmetric)
+    digest = hashlib.sha256(onnx_path.read_bytes()).hexdigest()[:16]
+    summary = (f"model {onnx_path} ({onnx_path.stat().st_size / 1024:.0f} KB, sha256 {digest}) on {len(x)} crops, "
+               f"{args.epochs} epochs, temperature {temperature:.3f}; held-out top-1 {acc:.4f}; "
+               f"render {render_s:.0f} s, train {train_s:.0f} s")
+    (args.out / "heldout_report.txt").write_text(report + "\n" + summary + "\n")
     print(report)
-    print(f"model {onnx_path} ({onnx_path.stat().st_size / 1024:.0f} KB) held-out top-1 {acc:.4f}; "
-          f"render {render_s:.0f} s, train {train_s:.0f} s")
+    print(summary)
     return 0
 
 
