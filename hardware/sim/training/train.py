@@ -140,11 +140,23 @@ def _rotation_targets(y: np.ndarray, r: np.ndarray, symmetric: frozenset[str]) -
     return t
 
 
+def load_chunks(pattern: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """All cached ``.npz`` sets matching ``pattern`` (relative to the repository), concatenated."""
+    files = sorted(REPO.glob(pattern))
+    if not files:
+        raise FileNotFoundError(f"train: no data matches {pattern}")
+    parts = [np.load(f) for f in files]
+    return tuple(np.concatenate([p[k] for p in parts]) for k in ("x", "y", "r"))  # type: ignore[return-value]
+
+
 def train(x: np.ndarray, y: np.ndarray, r: np.ndarray, *, epochs: int, threads: int, seed: int = 0,
-          init: Path | None = None, init_onnx: Path | None = None, max_lr: float = 4e-3):
+          init: Path | None = None, init_onnx: Path | None = None, max_lr: float = 4e-3, reload=None):
+    """Train (or fine-tune) the network; ``reload()``, if given, returns a fresh (x, y, r) each epoch
+    (data still being rendered joins as it lands). LR: 10 % warm-up, then cosine down to 2 %."""
+    import math
+
     import torch
     from torch.nn import functional as F
-    from tqdm import tqdm
 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
@@ -154,21 +166,27 @@ def train(x: np.ndarray, y: np.ndarray, r: np.ndarray, *, epochs: int, threads: 
         model.load_state_dict(torch.load(init, map_location="cpu"))
     if init_onnx is not None:
         init_from_onnx(model, init_onnx)
-    rot_t = torch.from_numpy(_rotation_targets(y, r, symmetric))
-    rot_w = torch.from_numpy((y != CLASSES.index("none")).astype(np.float32))
-    xt = torch.from_numpy(x)  # uint8 NHWC; converted per batch to keep memory small
-    yt = torch.from_numpy(y)
     batch = 256
-    steps = epochs * ((len(x) + batch - 1) // batch)
     opt = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps, pct_start=0.15)
     gen = torch.Generator().manual_seed(seed)
-    bar = tqdm(total=steps, desc="train", unit="step")
+    t0 = time.monotonic()
     for epoch in range(epochs):
+        if reload is not None:
+            x, y, r = reload()
+        rot_t = torch.from_numpy(_rotation_targets(y, r, symmetric))
+        rot_w = torch.from_numpy((y != CLASSES.index("none")).astype(np.float32))
+        xt = torch.from_numpy(x)  # uint8 NHWC; converted per batch to keep memory small
+        yt = torch.from_numpy(y)
         model.train()
         order = torch.randperm(len(x), generator=gen)
         correct = seen = 0
+        loss_sum = 0.0
         for i in range(0, len(x), batch):
+            progress = (epoch + i / len(x)) / epochs
+            lr = max_lr * (progress / 0.1 if progress < 0.1 else
+                           0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * (progress - 0.1) / 0.9)))
+            for g in opt.param_groups:
+                g["lr"] = lr
             idx = order[i:i + batch]
             xb = xt[idx].permute(0, 3, 1, 2).float().mul_(1 / 255)
             if torch.rand(1, generator=gen).item() < 0.5:  # cheap extra contrast/brightness jitter
@@ -180,16 +198,14 @@ def train(x: np.ndarray, y: np.ndarray, r: np.ndarray, *, epochs: int, threads: 
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
-            sched.step()
             correct += int((logits.argmax(1) == yt[idx]).sum())
             seen += len(idx)
-            bar.update(1)
-            bar.set_postfix(epoch=epoch + 1, loss=f"{loss.item():.3f}", acc=f"{correct / seen:.4f}")
+            loss_sum += float(loss) * len(idx)
         CACHE_DIR.mkdir(exist_ok=True)
         torch.save(model.state_dict(), CACHE_DIR / f"tiles_epoch{epoch + 1}.pt")  # a checkpoint per epoch
-    bar.close()
+        print(f"epoch {epoch + 1}/{epochs}: {len(x)} crops, loss {loss_sum / seen:.3f}, train acc "
+              f"{correct / seen:.4f}, lr {lr:.2e}, {time.monotonic() - t0:.0f} s", flush=True)
     model.eval()
-    CACHE_DIR.mkdir(exist_ok=True)
     torch.save(model.state_dict(), CACHE_DIR / "tiles_last.pt")
     return model, symmetric
 
@@ -264,6 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fresh", action="store_true")
     ap.add_argument("--seed-base", type=int, default=1, help="first chunk seed of the rendered set")
     ap.add_argument("--also", type=Path, nargs="*", default=[], help="more cached .npz sets to train on")
+    ap.add_argument("--chunks", default=None, help="glob of cached .npz sets, re-read every epoch")
     ap.add_argument("--render-only", action="store_true", help="render (and cache) the data, do not train")
     ap.add_argument("--init", type=Path, default=None, help="start from these torch weights (fine-tune)")
     ap.add_argument("--init-onnx", type=Path, default=None, help="start from an exported model's weights")
@@ -281,10 +298,18 @@ def main(argv: list[str] | None = None) -> int:
     for extra in args.also:
         data = np.load(extra)
         parts.append((data["x"], data["y"], data["r"]))
-    x, y, r = (np.concatenate([p[i] for p in parts]) for i in range(3))
+    reload = None
+    if args.chunks:
+        def reload():
+            got = load_chunks(args.chunks)
+            return tuple(np.concatenate([got[i]] + [p[i] for p in parts]) for i in range(3))
+        parts_x = reload()
+    else:
+        parts_x = tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
+    x, y, r = parts_x
     t1 = time.monotonic()
     model, symmetric = train(x, y, r, epochs=args.epochs, threads=args.threads, init=args.init,
-                             init_onnx=args.init_onnx, max_lr=args.max_lr)
+                             init_onnx=args.init_onnx, max_lr=args.max_lr, reload=reload)
     train_s = time.monotonic() - t1
     temperature = calibrate(model, args.calibration, args.threads)
     onnx_path = args.out / "tiles.onnx"
