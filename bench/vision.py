@@ -162,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="4 frames (one per pose), 5 timed reads each")
     ap.add_argument("--model", default=str(DEFAULT_MODEL))
+    ap.add_argument("--style", choices=("heldout", "default"), default="heldout",
+                    help="tiles in held-out designs (default) or in the scene renderer's default artwork")
     ap.add_argument("--clock", choices=("thread", "wall"), default="thread",
                     help="frame_ms as the reading thread's CPU time (default) or wall-clock time")
     args = ap.parse_args(argv)
@@ -182,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     frames: list[tuple[SceneRenderer, TableState, np.ndarray]] = []
     for p, pose in enumerate(POSES):
         design = HELDOUT_DESIGNS[p % len(HELDOUT_DESIGNS)]
-        r = SceneRenderer(profile, pose_camera(pose), style=design_style(design, np.random.default_rng(HELDOUT_SEED + p)))
+        style = design_style(design, np.random.default_rng(HELDOUT_SEED + p)) if args.style == "heldout" else None
+        r = SceneRenderer(profile, pose_camera(pose), style=style)
         for f in range(frames_per_pose):
             st = random_table(r.layout, rng)
             frame = r.render(st, seed=1000 * p + f)

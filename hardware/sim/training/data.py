@@ -19,9 +19,10 @@ import numpy as np
 
 from controller.rules.tiles import ALL_TILES
 from hardware.sim import tile_art
-from hardware.sim.tile_crops import render_sample, set_backs
+from hardware.sim.tile_crops import Conditions, render_sample, set_backs
 from hardware.sim.tile_designs import (
     ARTWORK,
+    CHECK_CONDITIONS,
     HELDOUT_CONDITIONS,
     HELDOUT_DESIGNS,
     HELDOUT_SEED,
@@ -79,11 +80,10 @@ def render_set(n: int, seed: int, *, heldout: bool = False, group: int = 64
     return xs, labels.astype(np.int64), rots.astype(np.int64)
 
 
-def render_labels(labels: list[str], rotations: list[int], seed: int, *, design: str = "kai-ukai-petal",
-                  heldout: bool = True) -> np.ndarray:
+def render_labels(labels: list[str], rotations: list[int], seed: int, *, design: str = ARTWORK,
+                  cond: Conditions = CHECK_CONDITIONS) -> np.ndarray:
     """Crops of exactly these classes at these rotations (degrees), one set of ``design``, ``(n, S, S, 3)``; for tests."""
     rng = np.random.default_rng(seed)
-    cond = HELDOUT_CONDITIONS if heldout else TRAIN_CONDITIONS
     style = design_style(design, rng)
     backs = set_backs(rng, cond)
     xs = np.zeros((len(labels), INPUT_SIZE, INPUT_SIZE, 3), np.uint8)
