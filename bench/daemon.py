@@ -242,7 +242,7 @@ def main() -> int:
     os.chdir(ROOT)
     from vision.classifier import DEFAULT_MODEL
     if args.model is None and not DEFAULT_MODEL.is_file():
-        print(f"bench: the tile model {DEFAULT_MODEL} is not built yet (python -m vision.train)", file=sys.stderr)
+        print(f"bench: the tile model {DEFAULT_MODEL} is not built yet (python -m hardware.sim.training.train)", file=sys.stderr)
         return 2
     n = 8 if args.quick else 20
     latencies = measure_event_to_panel(n, args.model, args.camera_fps)

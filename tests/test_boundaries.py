@@ -20,8 +20,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PRODUCT = ("controller", "firmware_bridge", "vision")
-# dev tools that render the classifier's training crops with hardware/sim/tile_art.py
-TRAINING_TOOLS = {"vision/train.py", "vision/train_data.py"}
+# no exemption: the classifier's training tools live in hardware/sim/training beside the renderer
+TRAINING_TOOLS: set[str] = set()
 SIM_FORBIDDEN = ("controller.config", "controller.integrity", "controller.daemon", "controller.panel",
                  "controller.game", "controller.cli")
 

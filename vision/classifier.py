@@ -66,7 +66,7 @@ class OnnxTileClassifier:
         self.model_path = Path(model_path)
         if not self.model_path.is_file():
             raise ClassifierError(f"classifier: model file {self.model_path} not found "
-                                  "(train it with 'python -m vision.train')")
+                                  "(train it with 'python -m hardware.sim.training.train')")
         if not 0.0 <= min_confidence <= 1.0:
             raise ValueError(f"classifier: min_confidence is {min_confidence}, must be within 0..1")
         opts = ort.SessionOptions()
@@ -98,7 +98,7 @@ class OnnxTileClassifier:
         batch = prep(crops, self.input_size)
         if len(batch) == 0:
             return np.zeros((0, len(self.classes)), np.float32), np.zeros((0, 4), np.float32)
-        tile_logits, rotation_logits = self._session.run(None, {self._input: batch})
+        tile_logits, rotation_logits = self._session.run(["tile_logits", "rotation_logits"], {self._input: batch})
         return tile_logits, rotation_logits
 
     def classify(self, crops: Sequence[np.ndarray]) -> list[TileGuess]:

@@ -27,6 +27,7 @@ sets the shipped model never saw. It needs ``hardware/sim/tile_faces.py``,
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -100,6 +101,10 @@ HELDOUT_CONDITIONS = Conditions(
     skew_deg=(0.0, 45.0),               # any in-plane angle, as in training (tiles in a river lie crooked)
     squeeze=(1.22, 1.33),
 )
+# a narrow subset of the training conditions (near-upright crops of a well-lit table) for the tests of the
+# classifier's mechanics (rotation, backs, batching, voting); not a held-out set
+CHECK_CONDITIONS = replace(TRAIN_CONDITIONS, tilt_deg=(0.0, 25.0), skew_deg=(0.0, 6.0), squeeze=(1.0, 1.08),
+                           light=((0.8, 1.2),), tile_px=(34.0, 64.0), jpeg_quality=(60, 95), noise_max=5.0)
 HELDOUT_SEED = 990_001  # training seeds are small integers; seeds from here on are never used for training
 
 

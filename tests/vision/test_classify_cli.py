@@ -12,7 +12,7 @@ import pytest
 
 from controller.cli import main as tablectl
 from hardware.sim import tile_art
-from vision.train_data import HELDOUT_SEED, render_labels
+from hardware.sim.training.data import HELDOUT_SEED, render_labels
 
 
 def _photo(tile: str, turns_cw: int = 0, size=(300, 400)) -> np.ndarray:

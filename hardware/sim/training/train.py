@@ -1,0 +1,331 @@
+"""Train the tile classifier and export it to ONNX: ``python -m hardware.sim.training.train`` (a development step).
+
+Renders the training crops (``hardware/sim/training/data.py``: the face designs and conditions
+of ``hardware/sim/tile_designs.py``) into ``.train/`` in the repository (ignored by git; reused
+when present), trains a small depthwise-separable CNN with two heads (tile class, rotation) on
+the CPU, calibrates it (temperature scaling on held-out renders, folded into the tile head),
+exports ``vision/models/tiles.onnx`` with its class list in the ONNX metadata and the
+penultimate embedding as a third output ``features``, and prints the held-out report for
+``vision/models/MODEL_CARD.md``.
+
+torch, onnx and tqdm are the ``train`` extra; the product itself runs the exported file with
+onnxruntime only.
+
+Options: ``--samples N`` (training crops, default 180000), ``--epochs E``, ``--threads T``,
+``--heldout N``, ``--out DIR``, ``--fresh`` (re-render the data even if cached), ``--also`` (more
+cached ``.npz`` sets), ``--init-onnx FILE`` (fine-tune from an exported model's weights).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import hashlib
+import json
+import multiprocessing as mp
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from hardware.sim.training import data as train_data
+from vision.decode import CLASSES, INPUT_SIZE, ROTATIONS
+
+REPO = Path(__file__).resolve().parents[3]
+CACHE_DIR = REPO / ".train"
+MODEL_DIR = REPO / "vision" / "models"
+CALIBRATION_SEED = train_data.HELDOUT_SEED + 500_000  # held-out renders for the temperature, not for the figures
+CHUNK = 2000
+WIDTHS = (16, 32, 48, 64, 96, 128)
+
+
+def _render_chunk(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return train_data.render_set(CHUNK, seed)
+
+
+def render_training_set(n: int, *, workers: int, fresh: bool, seed_base: int = 1
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Render (or load from ``.train/``) ``n`` training crops; chunk seeds from ``seed_base`` (small
+    integers, never the held-out seed)."""
+    from tqdm import tqdm
+
+    chunks = (n + CHUNK - 1) // CHUNK
+    path = CACHE_DIR / f"train_v6_s{seed_base}_{chunks * CHUNK}.npz"
+    if path.is_file() and not fresh:
+        data = np.load(path)
+        return data["x"], data["y"], data["r"]
+    CACHE_DIR.mkdir(exist_ok=True)
+    seeds = list(range(seed_base, seed_base + chunks))
+    parts = []
+    with mp.get_context("fork").Pool(workers) as pool:
+        for part in tqdm(pool.imap(_render_chunk, seeds), total=chunks, desc="render", unit="chunk"):
+            parts.append(part)
+    x = np.concatenate([p[0] for p in parts])
+    y = np.concatenate([p[1] for p in parts])
+    r = np.concatenate([p[2] for p in parts])
+    np.savez(path, x=x, y=y, r=r)
+    return x, y, r
+
+
+def build_model():
+    """The network: a stride-2 stem and five depthwise-separable blocks, global pooling, two heads.
+
+    Convolutions carry a bias and no batch norm: the exported graph (batch norm folded into the
+    convolutions) can then be loaded back with :func:`init_from_onnx` and fine-tuned.
+    ``forward`` returns ``(tile_logits, rotation_logits, features)``.
+    """
+    import torch
+    from torch import nn
+
+    def block(cin: int, cout: int, stride: int) -> nn.Sequential:
+        return nn.Sequential(
+            nn.Conv2d(cin, cin, 3, stride, 1, groups=cin), nn.ReLU(inplace=True),
+            nn.Conv2d(cin, cout, 1), nn.ReLU(inplace=True),
+        )
+
+    w = WIDTHS
+
+    class TileNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.features = nn.Sequential(
+                nn.Conv2d(3, w[0], 3, 2, 1), nn.ReLU(inplace=True),  # 20x20
+                block(w[0], w[1], 1),
+                block(w[1], w[2], 2),   # 10x10
+                block(w[2], w[3], 1),
+                block(w[3], w[4], 2),   # 5x5
+                block(w[4], w[5], 1),
+            )
+            self.tile_head = nn.Linear(w[5], len(CLASSES))
+            self.rotation_head = nn.Linear(w[5], len(ROTATIONS))
+            self.dropout = nn.Dropout(0.1)
+
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+            f = self.features(x - 0.5).mean(dim=(2, 3))
+            d = self.dropout(f)
+            return self.tile_head(d), self.rotation_head(d), f
+
+    return TileNet()
+
+
+def init_from_onnx(model, path: Path) -> None:
+    """Load the weights of an exported model (convolutions in graph order, then the two heads)."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    m = onnx.load(str(path))
+    inits = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
+    convs = [n for n in m.graph.node if n.op_type == "Conv"]
+    mods = [mod for mod in model.features.modules() if isinstance(mod, torch.nn.Conv2d)]
+    if len(convs) != len(mods):
+        raise ValueError(f"init_from_onnx: {path} has {len(convs)} convolutions, the network {len(mods)}")
+    with torch.no_grad():
+        for node, mod in zip(convs, mods, strict=True):
+            mod.weight.copy_(torch.from_numpy(inits[node.input[1]]))
+            mod.bias.copy_(torch.from_numpy(inits[node.input[2]]))
+        for head in ("tile_head", "rotation_head"):
+            getattr(model, head).weight.copy_(torch.from_numpy(inits[f"{head}.weight"]))
+            getattr(model, head).bias.copy_(torch.from_numpy(inits[f"{head}.bias"]))
+
+
+def _rotation_targets(y: np.ndarray, r: np.ndarray, symmetric: frozenset[str]) -> np.ndarray:
+    """Soft rotation targets: one-hot, or half/half over r and r+180 for faces symmetric under 180."""
+    t = np.zeros((len(y), 4), np.float32)
+    t[np.arange(len(y)), r] = 1.0
+    sym_idx = [CLASSES.index(c) for c in symmetric | {"back"}]
+    sym = np.isin(y, sym_idx)
+    t[sym] = 0.5 * (t[sym] + np.roll(t[sym], 2, axis=1))
+    return t
+
+
+def load_chunks(pattern: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """All cached ``.npz`` sets matching ``pattern`` (relative to the repository), concatenated."""
+    files = sorted(REPO.glob(pattern))
+    if not files:
+        raise FileNotFoundError(f"train: no data matches {pattern}")
+    parts = [np.load(f) for f in files]
+    return tuple(np.concatenate([p[k] for p in parts]) for k in ("x", "y", "r"))  # type: ignore[return-value]
+
+
+def train(x: np.ndarray, y: np.ndarray, r: np.ndarray, *, epochs: int, threads: int, seed: int = 0,
+          init: Path | None = None, init_onnx: Path | None = None, max_lr: float = 4e-3, reload=None):
+    """Train (or fine-tune) the network; ``reload()``, if given, returns a fresh (x, y, r) each epoch
+    (data still being rendered joins as it lands). LR: 10 % warm-up, then cosine down to 2 %."""
+    import math
+
+    import torch
+    from torch.nn import functional as F
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    symmetric = train_data.symmetric_180()
+    model = build_model()
+    if init is not None:  # fine-tune from an earlier run's weights
+        model.load_state_dict(torch.load(init, map_location="cpu"))
+    if init_onnx is not None:
+        init_from_onnx(model, init_onnx)
+    batch = 256
+    opt = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=1e-4)
+    gen = torch.Generator().manual_seed(seed)
+    t0 = time.monotonic()
+    for epoch in range(epochs):
+        if reload is not None:
+            x, y, r = reload()
+        rot_t = torch.from_numpy(_rotation_targets(y, r, symmetric))
+        rot_w = torch.from_numpy((y != CLASSES.index("none")).astype(np.float32))
+        xt = torch.from_numpy(x)  # uint8 NHWC; converted per batch to keep memory small
+        yt = torch.from_numpy(y)
+        model.train()
+        order = torch.randperm(len(x), generator=gen)
+        correct = seen = 0
+        loss_sum = 0.0
+        for i in range(0, len(x), batch):
+            progress = (epoch + i / len(x)) / epochs
+            lr = max_lr * (progress / 0.1 if progress < 0.1 else
+                           0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * (progress - 0.1) / 0.9)))
+            for g in opt.param_groups:
+                g["lr"] = lr
+            idx = order[i:i + batch]
+            xb = xt[idx].permute(0, 3, 1, 2).float().mul_(1 / 255)
+            if torch.rand(1, generator=gen).item() < 0.5:  # cheap extra contrast/brightness jitter
+                xb = (xb - 0.5) * (0.8 + 0.4 * torch.rand(len(idx), 1, 1, 1, generator=gen)) + 0.5
+            logits, rot_logits, _ = model(xb)
+            loss = F.cross_entropy(logits, yt[idx], label_smoothing=0.02)
+            rot_loss = -(rot_t[idx] * F.log_softmax(rot_logits, dim=1)).sum(1)
+            loss = loss + 0.5 * (rot_loss * rot_w[idx]).sum() / rot_w[idx].sum().clamp(min=1)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            correct += int((logits.argmax(1) == yt[idx]).sum())
+            seen += len(idx)
+            loss_sum += float(loss) * len(idx)
+        CACHE_DIR.mkdir(exist_ok=True)
+        torch.save(model.state_dict(), CACHE_DIR / f"tiles_epoch{epoch + 1}.pt")  # a checkpoint per epoch
+        print(f"epoch {epoch + 1}/{epochs}: {len(x)} crops, loss {loss_sum / seen:.3f}, train acc "
+              f"{correct / seen:.4f}, lr {lr:.2e}, {time.monotonic() - t0:.0f} s", flush=True)
+    model.eval()
+    torch.save(model.state_dict(), CACHE_DIR / "tiles_last.pt")
+    return model, symmetric
+
+
+def export_onnx(model, path: Path, symmetric: frozenset[str]) -> None:
+    import onnx
+    import torch
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    dummy = torch.zeros(1, 3, INPUT_SIZE, INPUT_SIZE)
+    torch.onnx.export(model, (dummy,), str(path), dynamo=False, opset_version=17,
+                      input_names=["crops"], output_names=["tile_logits", "rotation_logits", "features"],
+                      dynamic_axes={"crops": {0: "n"}, "tile_logits": {0: "n"}, "rotation_logits": {0: "n"},
+                                    "features": {0: "n"}})
+    m = onnx.load(str(path))
+    meta = {
+        "classes": json.dumps(list(CLASSES)),
+        "rotations": json.dumps(list(ROTATIONS)),
+        "input_size": str(INPUT_SIZE),
+        "symmetric_180": json.dumps(sorted(symmetric)),
+        "preprocessing": "BGR uint8 crop, pad to square (replicate edges), area-resize to input_size, "
+                         "NCHW float32 0..1 (vision/decode.py prep)",
+        "trained": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d"),
+    }
+    del m.metadata_props[:]
+    for k, v in meta.items():
+        entry = m.metadata_props.add()
+        entry.key, entry.value = k, v
+    m.doc_string = "jantaku tile classifier: tile class + rotation (+ features, the penultimate embedding)"
+    onnx.save(m, str(path))
+
+
+def fit_temperature(tile_logits: np.ndarray, true: np.ndarray) -> float:
+    """The temperature T minimising the negative log-likelihood of ``softmax(logits / T)`` (a grid search)."""
+    from vision.decode import softmax
+
+    best_t, best_nll = 1.0, float("inf")
+    for t in np.exp(np.linspace(np.log(0.3), np.log(5.0), 121)):
+        p = softmax(tile_logits / t)[np.arange(len(true)), true]
+        nll = float(-np.log(p + 1e-12).mean())
+        if nll < best_nll:
+            best_t, best_nll = float(t), nll
+    return best_t
+
+
+def calibrate(model, n: int, threads: int) -> float:
+    """Fit the temperature on ``n`` held-out renders (seeds ``CALIBRATION_SEED``..., not those of the figures)
+    and fold it into the tile head; returns T."""
+    import torch
+
+    torch.set_num_threads(threads)
+    xs, ys, _ = train_data.render_set(n, CALIBRATION_SEED, heldout=True, group=32)
+    model.eval()
+    with torch.no_grad():
+        logits = torch.cat([model(torch.from_numpy(xs[i:i + 512]).permute(0, 3, 1, 2).float() / 255)[0]
+                            for i in range(0, n, 512)]).numpy()
+    t = fit_temperature(logits, ys)
+    with torch.no_grad():
+        model.tile_head.weight.div_(t)
+        model.tile_head.bias.div_(t)
+    return t
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m hardware.sim.training.train", description=__doc__.splitlines()[0])
+    ap.add_argument("--samples", type=int, default=180_000, help="crops to render (0: train on --also only)")
+    ap.add_argument("--epochs", type=int, default=8)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--heldout", type=int, default=4000)
+    ap.add_argument("--calibration", type=int, default=3000, help="held-out renders to fit the temperature on")
+    ap.add_argument("--out", type=Path, default=MODEL_DIR)
+    ap.add_argument("--fresh", action="store_true")
+    ap.add_argument("--seed-base", type=int, default=1, help="first chunk seed of the rendered set")
+    ap.add_argument("--also", type=Path, nargs="*", default=[], help="more cached .npz sets to train on")
+    ap.add_argument("--chunks", default=None, help="glob of cached .npz sets, re-read every epoch")
+    ap.add_argument("--render-only", action="store_true", help="render (and cache) the data, do not train")
+    ap.add_argument("--init", type=Path, default=None, help="start from these torch weights (fine-tune)")
+    ap.add_argument("--init-onnx", type=Path, default=None, help="start from an exported model's weights")
+    ap.add_argument("--max-lr", type=float, default=4e-3)
+    args = ap.parse_args(argv)
+    t0 = time.monotonic()
+    parts = []
+    if args.samples:
+        parts.append(render_training_set(args.samples, workers=args.threads, fresh=args.fresh,
+                                         seed_base=args.seed_base))
+    render_s = time.monotonic() - t0
+    if args.render_only:
+        print(f"rendered {args.samples} crops in {render_s:.0f} s")
+        return 0
+    for extra in args.also:
+        data = np.load(extra)
+        parts.append((data["x"], data["y"], data["r"]))
+    reload = None
+    if args.chunks:
+        def reload():
+            got = load_chunks(args.chunks)
+            return tuple(np.concatenate([got[i]] + [p[i] for p in parts]) for i in range(3))
+        parts_x = reload()
+    else:
+        parts_x = tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
+    x, y, r = parts_x
+    t1 = time.monotonic()
+    model, symmetric = train(x, y, r, epochs=args.epochs, threads=args.threads, init=args.init,
+                             init_onnx=args.init_onnx, max_lr=args.max_lr, reload=reload)
+    train_s = time.monotonic() - t1
+    temperature = calibrate(model, args.calibration, args.threads)
+    onnx_path = args.out / "tiles.onnx"
+    export_onnx(model, onnx_path, symmetric)
+    from vision.classifier import OnnxTileClassifier
+
+    acc, report = train_data.evaluate_heldout(args.heldout, classifier=OnnxTileClassifier(onnx_path))
+    digest = hashlib.sha256(onnx_path.read_bytes()).hexdigest()[:16]
+    summary = (f"model {onnx_path} ({onnx_path.stat().st_size / 1024:.0f} KB, sha256 {digest}) on {len(x)} crops, "
+               f"{args.epochs} epochs, temperature {temperature:.3f}; held-out top-1 {acc:.4f}; "
+               f"render {render_s:.0f} s, train {train_s:.0f} s")
+    (args.out / "heldout_report.txt").write_text(report + "\n" + summary + "\n")
+    print(report)
+    print(summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""The classifier's held-out renders are really held out: designs, fonts, colours, lights, poses.
+
+Both parameter sets are declared in ``hardware/sim/tile_designs.py``; these tests check they share
+nothing, that every font they name is installed (no silent skip), and that ``render_crops`` (the
+interface the enrolment tests use) gives what it promises.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from hardware.sim import tile_art, tile_designs, tile_faces
+from hardware.sim.tile_designs import HELDOUT_CONDITIONS as HC
+from hardware.sim.tile_designs import TRAIN_CONDITIONS as TC
+from hardware.sim.training import data
+
+
+def _overlap(a: tuple, b: tuple) -> bool:
+    """Do two unions of intervals share more than an end point?"""
+    return any(min(a1, b1) > max(a0, b0) for a0, a1 in a for b0, b1 in b)
+
+
+def _hue(name: str) -> float:
+    return float(cv2.cvtColor(np.uint8([[tile_art.BACK_COLOURS[name]]]), cv2.COLOR_BGR2HSV)[0, 0, 0])
+
+
+def test_designs_and_fonts_are_split_without_overlap():
+    assert set(tile_designs.TRAIN_DESIGNS).isdisjoint(tile_designs.HELDOUT_DESIGNS)
+    assert set(tile_designs.TRAIN_DESIGNS) | set(tile_designs.HELDOUT_DESIGNS) == set(tile_designs.DESIGNS)
+    assert len(tile_designs.HELDOUT_DESIGNS) >= 3 and tile_designs.ARTWORK in tile_designs.TRAIN_DESIGNS
+    assert tile_designs.TRAIN_FONTS.isdisjoint(tile_designs.HELDOUT_FONTS)
+    # the held-out side has a brush face, a Kaiti face, a Gothic face and a Unicode design
+    assert {"aoyagi-kouzan", "arphic-ukai", "wqy-zenhei", "symbola"} <= tile_designs.HELDOUT_FONTS
+
+
+def test_colour_light_and_pose_ranges_do_not_overlap():
+    assert not _overlap(TC.felt_hues, HC.felt_hues)
+    assert not _overlap(TC.back_hues, HC.back_hues)
+    assert set(TC.back_colours).isdisjoint(HC.back_colours)
+    # a named colour lies in its own side's hue band
+    for name in TC.back_colours:
+        s = cv2.cvtColor(np.uint8([[tile_art.BACK_COLOURS[name]]]), cv2.COLOR_BGR2HSV)[0, 0, 1]
+        assert s < 80 or any(a <= _hue(name) <= b for a, b in TC.back_hues), name
+    for name in HC.back_colours:
+        assert any(a <= _hue(name) <= b for a, b in HC.back_hues), name
+    assert not _overlap(TC.light, HC.light)
+    assert not _overlap((TC.tilt_deg,), (HC.tilt_deg,))
+    assert not _overlap((TC.squeeze,), (HC.squeeze,))
+
+
+def test_render_set_refuses_a_seed_from_the_other_side():
+    with pytest.raises(ValueError, match="wrong side"):
+        data.render_set(4, tile_designs.HELDOUT_SEED + 3)
+    with pytest.raises(ValueError, match="wrong side"):
+        data.render_set(4, 12, heldout=True)
+
+
+@pytest.mark.parametrize("font", sorted(tile_faces.FONT_FILES))
+def test_every_font_is_installed(font):
+    # fails (never skips) when a font package is missing: ./dev setup installs them
+    assert tile_faces.font_file(font).is_file()
+
+
+@pytest.mark.parametrize("design", [d for d in tile_designs.DESIGNS if d != tile_designs.ARTWORK])
+def test_every_design_draws_every_tile_distinctly(design):
+    style = tile_art.with_style(tile_art.DEFAULT_STYLE, design=tile_designs.DESIGNS[design])
+    faces = {t: tile_art.tile_face(t, 45, 60, style=style).astype(int) for t in tile_art.ALL_TILES}
+    blank = faces["5z"]
+    for t, f in faces.items():
+        if t != "5z":
+            assert (np.abs(f - blank).sum(axis=2) > 120).sum() > 20, f"{design}: {t} looks blank"
+    for a, b in [("4p", "5p"), ("5p", "6p"), ("7s", "9s"), ("5m", "0m"), ("5p", "0p"), ("1f", "5f"), ("2m", "3m")]:
+        assert np.abs(faces[a] - faces[b]).mean() > 1.5, (design, a, b)
+
+
+def test_render_crops_gives_labelled_crops_of_one_set():
+    tiles = ["1m", "0p", "7z", "back", "none"]
+    out = tile_designs.render_crops("kai-ukai-petal", tiles, per_tile=2, seed=5)
+    assert [label for label, _ in out] == [t for t in tiles for _ in range(2)]
+    for _, crop in out:
+        assert crop.dtype == np.uint8 and crop.ndim == 3 and crop.shape[2] == 3 and max(crop.shape[:2]) == 64
+    again = tile_designs.render_crops("kai-ukai-petal", tiles, per_tile=2, seed=5)
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(out, again, strict=True))
+    train_side = tile_designs.render_crops("kai-ukai-petal", tiles, per_tile=2, seed=5, heldout_conditions=False)
+    assert not all(np.array_equal(a[1], b[1]) for a, b in zip(out, train_side, strict=True))
+    with pytest.raises(ValueError, match="unknown design"):
+        tile_designs.render_crops("no-such-design", tiles, per_tile=1, seed=1)
