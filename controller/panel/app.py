@@ -188,6 +188,7 @@ def staff_event(action: str, body: dict[str, Any], *, table: str, now: float) ->
 
 def create_app(daemon: Daemon, *, token: str | None = None) -> Starlette:
     cfg = daemon.cfg.panel
+    daemon.core.language = getattr(cfg, "language", "en")
     gate = StaffGate(cfg.token if token is None else token, max_failures=cfg.max_failures,
                      window_s=cfg.failure_window_s)
 

@@ -60,9 +60,41 @@ def table_view(core: Core) -> dict[str, Any]:
         out.update(game_view)
     elif state is not None:
         out.update(_extract(state, core))
-    out["machine"] = dict(core.machine)
+    out["machine"] = machine_view(core)
     out["tracker"] = "ok" if game is not None else "absent"
+    out["language"] = getattr(core, "language", "ja")
+    _display(out, state)
     return out
+
+
+def machine_view(core: Core) -> dict[str, Any]:
+    """The machine status: the core's, ``link`` as a yes/no of the MCU link (None: not known),
+    ``stopped``: the build stopped and what staff may do about it."""
+    m = dict(core.machine)
+    link = m.get("link")
+    m["link_ok"] = True if link == "ok" else False if link == "lost" else None
+    m["actions"] = ["retry", "continue", "reset"] if m.get("state") == "halted" else []
+    return m
+
+
+def _rules(state: Any) -> Any:
+    try:
+        return getattr(state, "rules", None)
+    except (ValueError, KeyError, OSError):
+        return None
+
+
+def _display(out: dict[str, Any], state: Any) -> None:
+    """The table display's extras (controller.panel.display); a failure there never hides the state."""
+    from controller.panel import display as D
+    try:
+        D.seat_extras(out, state)
+        rules = _rules(state)
+        out["result_view"] = D.result_view(out, state, rules)
+        out["final"] = D.final_view(out, rules, getattr(state, "first_dealer_chair", 0) and 0)
+        out["needs"] = D.needs_view(out, state, rules)
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError) as err:
+        out["display_error"] = str(err)
 
 
 def _extract(state: Any, core: Core) -> dict[str, Any]:
