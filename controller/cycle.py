@@ -143,6 +143,7 @@ class CycleState:
     pending: tuple[MachineCommand, ...] = ()
     last_counts: tuple[int, ...] = ()
     profile: CycleProfile = field(default_factory=CycleProfile)
+    halted_in: str = ""                     # the phase the table stopped in (what a retry takes up again)
 
     @property
     def motion_allowed(self) -> bool:
@@ -196,6 +197,8 @@ def _step(s: CycleState, e: object, now: float) -> tuple[CycleState, list[Machin
         return dataclasses.replace(s, link_up=True), []
     if isinstance(e, ev.Reset):
         return _reset(s)
+    if isinstance(e, ev.Correction) and e.what in WAYS_ON:
+        return _way_on(s, e.what)
     if s.state == HALTED:
         return s, []              # latched: keeps answering status, ignores the rest
     if isinstance(e, ev.StackReady):
@@ -251,7 +254,35 @@ def _halt(s: CycleState, reason: str, *, power_off: bool = False) -> tuple[Cycle
     # a shuffle cut short leaves its set in the hopper
     hopper = s.shuffling if s.shuffling is not None else s.hopper
     return dataclasses.replace(s, state=HALTED, reason=reason, pending=(), shuffling=None,
-                               shuffle_started_at=None, hopper=hopper), cmds
+                               shuffle_started_at=None, hopper=hopper, halted_in=s.state), cmds
+
+
+BUILD_PHASES = ("receiving", "closing", "waiting_stack", "lifting")
+WAYS_ON = ("retry", "continue")
+
+
+def _way_on(s: CycleState, how: str) -> tuple[CycleState, list[MachineCommand]]:
+    """Staff's way on after a stop (a ``staff.correction`` ``retry`` or ``continue``): the fault is
+    cleared as by a reset, then ``retry`` takes up the build where it stopped (the opening closed
+    again, the walls lifted again); ``continue`` takes the walls as up (raised by hand) and waits
+    for the dice. A stop outside a build goes back to the phase it stopped in."""
+    if s.state != HALTED:
+        return s, []
+    was = s.halted_in
+    s, cmds = _reset(s)
+    if s.state == HALTED:
+        return s, cmds            # the e-stop, the lid or the link still say no
+    if was in BUILD_PHASES and how == "continue":
+        return dataclasses.replace(s, state="ready", on_table=s.stacked, stacked=None), cmds
+    if was in ("receiving", "closing"):
+        return dataclasses.replace(s, state="closing"), cmds + [Centre(is_open=False)]
+    if was in ("waiting_stack", "lifting"):
+        if s.stacked is None:
+            return dataclasses.replace(s, state="waiting_stack"), cmds
+        return dataclasses.replace(s, state="lifting"), cmds + [LiftWalls()]
+    if was in ("ready", "dice", "playing"):
+        return dataclasses.replace(s, state=was), cmds
+    return s, cmds
 
 
 def _reset(s: CycleState) -> tuple[CycleState, list[MachineCommand]]:

@@ -57,6 +57,7 @@ from controller import game_fan as FAN
 from controller import game_play as PLAY
 from controller import game_result as RES
 from controller import game_seating as SEATING
+from controller import staff_actions as STAFF
 from controller.game_state import GameError, GameState, SeatState, alert, begin_hand, new_state
 from controller.game_view import public_state as _riichi_public_state
 from controller.game_view import staff_alerts as _riichi_staff_alerts
@@ -163,9 +164,9 @@ _HANDLERS = {
     ev.RiichiStick: PLAY.on_stick,
     ev.IndicatorRevealed: PLAY.on_indicator,
     ev.HandRevealed: RES.on_revealed,
-    ev.ConfirmResult: RES.on_confirm,
-    ev.VoidHand: RES.on_void,
-    ev.Correction: RES.on_correction,
+    ev.ConfirmResult: STAFF.on_confirm,    # staff actions: checked, kept in a history, undoable
+    ev.VoidHand: STAFF.on_void,
+    ev.Correction: STAFF.on_correction,
     ev.WallBack: PLAY.on_wall_back,
 }
 

@@ -8,6 +8,7 @@ from controller import events as ev
 from controller import game_play as PLAY
 from controller import game_record as GR
 from controller import integrity as IG
+from controller import staff_actions as STAFF
 from controller.game_state import GameState, alert, begin_hand, census, uncount
 from controller.rules import flow as FL
 from controller.rules import tenhou as TH
@@ -253,6 +254,8 @@ def confirm(s: GameState, cmds: list, now: float) -> None:
     """Apply the shown result; the rules engine's game flow says what comes next."""
     out = s.result
     assert out is not None
+    if STAFF.holds_result(s):   # a set error or cheating alert: staff decide first (controller.staff_actions)
+        return
     rules = s.rules
     n = s.n_seats   # a three-player result has the replay's empty fourth seat: cut it off
     deltas = list(out["deltas"])[:n]

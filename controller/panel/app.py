@@ -43,6 +43,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from controller import events as ev
+from controller import staff_actions as STAFF
+from controller.panel.staff_view import staff_extras
 
 if TYPE_CHECKING:
     from controller.daemon import Daemon
@@ -225,6 +227,10 @@ def create_app(daemon: Daemon, *, token: str | None = None) -> Starlette:
             event = staff_event(action, body, table=daemon.cfg.table.name, now=daemon.now())
         except BadRequest as err:
             return JSONResponse({"error": str(err)}, status_code=err.status)
+        try:    # the action's meaning, on a copy of the game: one that cannot apply is not stored
+            STAFF.check(daemon.core.game_state, event, daemon.now(), daemon.core.machine)
+        except STAFF.Refused as err:
+            return JSONResponse({"error": str(err)}, status_code=409)
         seq = await daemon.submit("panel", event)
         log.info("staff %s accepted", action, extra={"seq": seq, "client": request.client.host
                                                      if request.client else "?"})
@@ -246,6 +252,7 @@ def create_app(daemon: Daemon, *, token: str | None = None) -> Starlette:
             "part_errors": daemon.part_errors,
             "events": daemon.store.last_seq, "head_hash": daemon.store.head_hash,
             "rulesets": rulesets(), "evidence": {str(k): v for k, v in daemon.hub.evidence.items()},
+            **staff_extras(daemon),
             "uptime_s": round(time.time() - daemon.started_at, 1), "clients": daemon.hub.n_clients,
         })
 
