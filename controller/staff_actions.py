@@ -156,12 +156,12 @@ def _call(s: GameState, d: dict, now: float, cmds: list) -> None:
     old = melds[k]
     kind = {"daiminkan": "kan"}.get(old["kind"], old["kind"])
     called = old.get("called") if old.get("called") in tiles else tiles[0]
+    if tuple(tiles) == tuple(old["tiles"]):
+        raise Refused(f"{_who(s, seat)}'s meld {k + 1} already is {T.fmt(tiles)}")
     try:
-        fixed = RMeld(kind if kind != "nuki" else "pon", tuple(tiles), called, old.get("source"))
+        RMeld(kind, tuple(tiles), called, old.get("source"))
     except MeldError as err:
         raise Refused(f"a {old['kind']} cannot be {T.fmt(tiles)}: {err}") from None
-    if kind == "nuki":
-        raise Refused("a north set aside is not a call: correct it as a discard")
     old_tiles = tuple(old["tiles"])
     melds[k] = {**old, "tiles": tuple(tiles), "called": called}
     for i, item in enumerate(s.timeline):

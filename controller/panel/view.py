@@ -93,6 +93,9 @@ def _display(out: dict[str, Any], state: Any) -> None:
         out["result_view"] = D.result_view(out, state, rules)
         out["final"] = D.final_view(out, rules, getattr(state, "first_dealer_chair", 0) and 0)
         out["needs"] = D.needs_view(out, state, rules)
+        from controller.staff_actions import holds_result
+        out["result_held"] = holds_result(state) if state is not None and hasattr(state, "alerts") else None
+        out["paused"] = bool(getattr(state, "paused", False))
     except (ValueError, KeyError, TypeError, IndexError, AttributeError) as err:
         out["display_error"] = str(err)
 

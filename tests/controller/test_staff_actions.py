@@ -81,10 +81,15 @@ def test_discard_call_and_indicator(sample):
     refused(s, fix("discard", {"seat": seat, "index": k, "tile": old}), "already shows")
     new = applied(s, fix("discard", {"seat": seat, "index": k, "tile": other}))
     assert new.seats[seat].river[k]["tile"] == other
-    caller = next(i for i, x in enumerate(s.seats) if x.melds)
+    caller = next(i for i, x in enumerate(s.seats) if x.melds and x.melds[0]["kind"] == "pon")
     meld = s.seats[caller].melds[0]
     refused(s, fix("call", {"seat": caller, "index": 0, "tiles": ["1m", "5p", "9s"]}), "cannot be")
     refused(s, fix("call", {"seat": caller, "index": 5, "tiles": list(meld["tiles"])}), "does not exist")
+    refused(s, fix("call", {"seat": caller, "index": 0, "tiles": list(meld["tiles"])}), "already is")
+    other_kind = "1z" if meld["tiles"][0] != "1z" else "2z"
+    new = applied(s, fix("call", {"seat": caller, "index": 0, "tiles": [other_kind] * 3}))
+    assert list(new.seats[caller].melds[0]["tiles"]) == [other_kind] * 3
+    assert [i for i in new.timeline if i[0] == "call" and i[1] == caller][0][2].tiles == (other_kind,) * 3
     refused(s, fix("remove_discard", {"seat": seat, "index": k}), "correct its tile")
     refused(s, fix("dice", {}), "retry")
     refused(s, fix("indicator", {"index": 3, "tile": "5m"}), "does not exist")

@@ -22,7 +22,8 @@ const JantakuPanel = (() => {
   }
 
   function wantedLang(state) {
-    const asked = params.get("lang") || (state && state.language) || "en";
+    const staff = document.body.classList.contains("staff");     // the staff view is in English
+    const asked = params.get("lang") || (staff ? "en" : state && state.language) || "en";
     return ["ja", "zh", "en"].includes(asked) ? asked : "en";
   }
 
@@ -271,6 +272,7 @@ const JantakuPanel = (() => {
       }
     }
     if (view) parts.push(indicatorsRow(view));
+    if (state.result_held && state.pending_result) parts.push(el("div", { class: "problem held" }, t("held")));
     if (r.deltas) parts.push(payments(state, r.deltas));
     box.replaceChildren(...parts);
   }
