@@ -198,7 +198,7 @@ def _step(s: CycleState, e: object, now: float) -> tuple[CycleState, list[Machin
     if isinstance(e, ev.Reset):
         return _reset(s)
     if isinstance(e, ev.Correction) and e.what in WAYS_ON:
-        return _way_on(s, e.what)
+        return _way_on(s, e.what, now)
     if s.state == HALTED:
         return s, []              # latched: keeps answering status, ignores the rest
     if isinstance(e, ev.StackReady):
@@ -261,11 +261,24 @@ BUILD_PHASES = ("receiving", "closing", "waiting_stack", "lifting")
 WAYS_ON = ("retry", "continue")
 
 
-def _way_on(s: CycleState, how: str) -> tuple[CycleState, list[MachineCommand]]:
+def _way_on(s: CycleState, how: str, now: float) -> tuple[CycleState, list[MachineCommand]]:
+    if s.state != HALTED:
+        return s, []              # nothing stopped: nothing to take up
+    s, cmds = _way_on_phase(s, how)
+    if s.state != HALTED and s.hopper is not None and s.shuffling is None and s.stacked is None \
+            and s.state != "lifting":
+        # the shuffle the stop cut short starts again: the next walls need that set
+        s = dataclasses.replace(s, shuffling=s.hopper, hopper=None, shuffle_started_at=now)
+        cmds = cmds + [ShuffleSet(tile_set=s.shuffling)]
+    return s, cmds
+
+
+def _way_on_phase(s: CycleState, how: str) -> tuple[CycleState, list[MachineCommand]]:
     """Staff's way on after a stop (a ``staff.correction`` ``retry`` or ``continue``): the fault is
     cleared as by a reset, then ``retry`` takes up the build where it stopped (the opening closed
     again, the walls lifted again); ``continue`` takes the walls as up (raised by hand) and waits
-    for the dice. A stop outside a build goes back to the phase it stopped in."""
+    for the dice. A stop outside a build goes back to the phase it stopped in. A shuffle the stop
+    cut short is started again."""
     if s.state != HALTED:
         return s, []
     was = s.halted_in
