@@ -159,9 +159,9 @@ class Core:
             m["state"], m["reason"] = "halted", f"MCU link lost {event.reason}".strip()
         elif isinstance(event, ev.LinkRestored):
             m["link"] = "ok"
-        elif isinstance(event, ev.Reset):
-            if not m["estop"]:
-                m["state"], m["reason"] = "idle", ""
+        elif isinstance(event, ev.Reset) or (isinstance(event, ev.Correction) and event.what in ("retry", "continue")):
+            if not m["estop"]:     # a reset (or staff's retry / continue) clears the faults it answers
+                m["state"], m["reason"], m["faults"] = "idle", "", []
         elif isinstance(event, (ev.StackReady, ev.LiftDone, ev.DiceResult)) and m["state"] != "halted":
             m["state"] = {"mcu.stack_ready": "walls built", "mcu.lift_done": "walls lifted",
                           "mcu.dice_result": "playing"}[event.KIND]
