@@ -156,6 +156,14 @@ def test_a_fifth_tile_holds_the_result_until_staff_dismiss_it():
     pressed, _ = G.step(s, events[oks[0]], events[oks[0]].now)
     assert pressed.hand_index == 0 and pressed.last_result is None and pressed.result == s.result
     refused(s, ev.ConfirmResult(hand_index=0, now=500.0), "held")
+    # staff correcting the misread tile settle it too (the tiles face up no longer show a fifth copy)
+    tile, seat = fifth[0]["tile"], fifth[0]["seat"]
+    where = [(i, k) for i, x in enumerate(s.seats) for k, r in enumerate(x.river) if r["tile"] == tile
+             and r["taken_by"] is None]
+    if where:
+        spare = next(t for t in ("1m", "9p", "1s", "2m", "8s") if s.face_up_counts.get(t, 0) < 2)
+        fixed = applied(s, fix("discard", {"seat": where[-1][0], "index": where[-1][1], "tile": spare}))
+        assert STAFF.holds_result(fixed) is None, (seat, tile)
     k = s.alerts.index(fifth[0])
     refused(s, fix("dismiss_alert", {"index": 42}), "does not exist")
     cleared = applied(s, fix("dismiss_alert", {"index": k}, reason="the camera read a 7z twice"))
