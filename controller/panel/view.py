@@ -65,7 +65,7 @@ def table_view(core: Core) -> dict[str, Any]:
     out["tracker"] = "ok" if game is not None else "absent"
     out["language"] = getattr(core, "language", "en")
     out["updated_at"] = datetime.now(UTC).isoformat(timespec="milliseconds")
-    _display(out, state)
+    _display(out, state, core)
     return out
 
 
@@ -86,13 +86,23 @@ def _rules(state: Any) -> Any:
         return None
 
 
-def _display(out: dict[str, Any], state: Any) -> None:
-    """The table display's extras (controller.panel.display); a failure there never hides the state."""
+def _display(out: dict[str, Any], state: Any, core: Any = None) -> None:
+    """The table display's extras (controller.panel.display); a failure there never hides the state.
+    The result shown to confirm is kept (on the core) so that, once applied, the display still
+    has its hands and the abortive draw's name while the next walls are built."""
     from controller.panel import display as D
     try:
         D.seat_extras(out, state)
         rules = _rules(state)
-        out["result_view"] = D.result_view(out, state, rules)
+        view = D.result_view(out, state, rules)
+        kept = getattr(core, "shown_result", None)
+        if view is not None and view["is_pending"]:
+            if core is not None:
+                core.shown_result = view
+        elif view is not None and kept is not None and kept.get("hand") == view.get("hand") \
+                and kept.get("round") == view.get("round") and kept.get("honba") == view.get("honba"):
+            view = {**kept, "is_pending": False}
+        out["result_view"] = view
         out["final"] = D.final_view(out, rules, getattr(state, "first_dealer_chair", 0) and 0)
         out["needs"] = D.needs_view(out, state, rules)
         from controller.staff_actions import holds_result
