@@ -8,7 +8,6 @@ the source of the game fields.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -64,7 +63,6 @@ def table_view(core: Core) -> dict[str, Any]:
     out["machine"] = machine_view(core)
     out["tracker"] = "ok" if game is not None else "absent"
     out["language"] = getattr(core, "language", "en")
-    out["updated_at"] = datetime.now(UTC).isoformat(timespec="milliseconds")
     _display(out, state, core)
     return out
 

@@ -213,18 +213,22 @@ const JantakuPanel = (() => {
         w.win_tile ? tile(w.win_tile, { win: true }) : null),
         ...(w.melds || []).map((m) => el("span", { class: "meld" }, ...m.tiles.map((x) => tile(x))))));
     }
-    let total;
-    if (w.fan !== undefined) {
-      total = `${w.fan} ${t("fan")}${w.pattern ? " " + w.pattern : ""}`;
-    } else if (w.yakuman) {
-      total = w.yakuman > 1 ? t("yakuman_x", { n: w.yakuman }) : tt("limit", "yakuman");
-    } else {
-      total = `${w.han} ${t("han")} ${w.fu} ${t("fu")}` + (w.limit ? ` ${tt("limit", w.limit)}` : "");
-    }
+    const total = limitText(w);
     const unit = w.fan !== undefined ? t("fan") : t("han");
     parts.push(el("div", { class: "yaku" }, ...(w.yaku || []).flatMap(([name, han]) => yakuRow(name, han, unit))));
     parts.push(el("div", { class: "total" }, `${total} — ${fmt(w.points)} ${t("points")}`));
     return el("div", { class: "win" }, ...parts);
+  }
+
+  function limitText(w) {
+    if (w.fan !== undefined) return `${w.fan} ${t("fan")}${w.pattern ? " " + w.pattern : ""}`;
+    if (w.yakuman) return w.yakuman > 1 ? t("yakuman_x", { n: w.yakuman }) : tt("limit", "yakuman");
+    return `${w.han} ${t("han")} ${w.fu} ${t("fu")}` + (w.limit ? ` ${tt("limit", w.limit)}` : "");
+  }
+
+  function winLine(state, w) {
+    const how = w.is_tsumo || w.from === w.seat ? t("tsumo") : t("ron_from", { name: who(state, w.from) });
+    return el("div", { class: "who" }, `${who(state, w.seat)} — ${how} — ${limitText(w)} — ${fmt(w.points)} ${t("points")}`);
   }
 
   function payments(state, deltas) {
@@ -236,7 +240,8 @@ const JantakuPanel = (() => {
 
   function showResultNow(state) {
     if (state.pending_result || state.result_problem) return true;
-    if (!state.last_result || state.finished) return false;
+    if (!state.last_result) return false;
+    if (state.finished) return true;             // the last hand, beside the final ranking
     return ["walls", "dice", "seating"].includes(state.phase) || state.phase === undefined;
   }
 
@@ -254,14 +259,16 @@ const JantakuPanel = (() => {
     if (!r || !showResultNow(state)) { box.hidden = true; return; }
     box.hidden = false;
     box.dataset.pending = state.pending_result ? "true" : "false";
+    const compact = Boolean(state.finished && !state.pending_result);
+    box.classList.toggle("compact", compact);
     const kind = (view && view.kind) || r.outcome;
     const head = kind === "win" ? t("win") : tt("draw", kind, kind);
     const handNo = `${t("hand")} ${Number(r.hand) + 1}`;
     const parts = [el("h2", {}, `${head} — ${roundName(r.round)} ${r.honba ? r.honba + " " + t("honba") : ""} · ${handNo}`
       + (state.pending_result ? ` (${t("to_confirm")})` : ""))];
     const wins = (view && view.wins) || r.wins || [];
-    for (const w of wins) parts.push(winBlock(state, w));
-    if (view && view.tenpai && view.tenpai.length) {
+    for (const w of wins) parts.push(compact ? winLine(state, w) : winBlock(state, w));
+    if (!compact && view && view.tenpai && view.tenpai.length) {
       for (const tp of view.tenpai) {
         parts.push(el("div", { class: "tenpai-row", "data-seat": tp.seat },
           el("span", { class: "who" }, `${windName(state.seats[tp.seat].wind)} ${who(state, tp.seat)} ${t("tenpai")}`),
@@ -271,7 +278,7 @@ const JantakuPanel = (() => {
             el("span", { class: "tiles wait-tiles" }, ...tp.waits.map((x) => tile(x)))) : null));
       }
     }
-    if (view) parts.push(indicatorsRow(view));
+    if (view && !compact) parts.push(indicatorsRow(view));
     if (state.result_held && state.pending_result) parts.push(el("div", { class: "problem held" }, t("held")));
     if (r.deltas) parts.push(payments(state, r.deltas));
     box.replaceChildren(...parts);
@@ -305,6 +312,7 @@ const JantakuPanel = (() => {
   function renderFinished(state) {
     const box = document.getElementById("finished");
     box.hidden = !state.finished;
+    box.classList.toggle("with-result", Boolean(state.finished && state.last_result));
     if (!state.finished) return;
     const rows = state.final || [];
     const table = el("table", { id: "final" }, el("tr", {}, el("th", {}, t("place")), el("th", {}, ""),
