@@ -425,11 +425,56 @@ def check(state: Any, e: ev.Event, now: float, machine: dict | None = None) -> N
             raise Refused(f"the machine is not stopped (it is {machine.get('state', 'idle')}): nothing to {e.what}")
         if not isinstance(state, GameState) or state.phase == "idle":
             return
-    if not isinstance(state, GameState) or not isinstance(e, ev.Correction | ev.VoidHand | ev.ConfirmResult):
+    if not isinstance(e, ev.Correction | ev.VoidHand | ev.ConfirmResult) or state is None:
+        return
+    if not isinstance(state, GameState):
+        _check_fan(state, e)
         return
     if state.phase == "idle":
         raise Refused("no game is being played")
     apply(state.clone(), e, now, [])
+
+
+def _check_fan(s: Any, e: ev.Event) -> None:
+    """The Hong Kong and Chinese tracker (controller.game_fan) applies corrections itself: check
+    their meaning here (seats, places, tiles, sums), so that none reaches it that cannot apply."""
+    if getattr(s, "phase", "idle") == "idle":
+        raise Refused("no game is being played")
+    if isinstance(e, ev.ConfirmResult):
+        if e.hand_index != s.hand_index:
+            raise Refused(f"hand {_shown(e.hand_index)} is not the hand at the table (hand {s.hand_index + 1})")
+        if s.result is None:
+            raise Refused(f"hand {s.hand_index + 1} has no result to confirm")
+        return
+    if isinstance(e, ev.VoidHand):
+        if s.phase in ("seating", "ended"):
+            raise Refused("there is no hand to void")
+        return
+    d = dict(e.data)
+    n = len(s.seats)
+    if e.what not in ("hand", "discard", "scores", "winner"):
+        raise Refused(f"correction {e.what!r} is not offered in these rules: hand, discard, scores, winner")
+    if e.what != "scores":
+        seat = d.get("seat")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+            raise Refused(f"seat must be a seat from 1 to {n}, got {_shown(seat)}")
+    if e.what == "discard":
+        _index(d, "index", len(s.seats[d["seat"]].river), "river place")
+        _tile(d.get("tile"))
+    elif e.what == "hand":
+        _tiles(d.get("tiles"))
+    elif e.what == "scores":
+        scores = d.get("scores")
+        if not isinstance(scores, list) or len(scores) != n or not all(
+                isinstance(x, int) and not isinstance(x, bool) for x in scores):
+            raise Refused(f"scores must be {n} whole numbers, one per seat")
+        if sum(scores) != sum(x.score for x in s.seats):
+            raise Refused(f"the points do not add up: {sum(scores):,} where the table holds "
+                          f"{sum(x.score for x in s.seats):,}")
+    elif "from" in d:
+        src = d["from"]
+        if isinstance(src, bool) or not isinstance(src, int) or not 0 <= src < n:
+            raise Refused(f"from must be a seat from 1 to {n}, got {_shown(src)}")
 
 
 def history(state: Any) -> list[dict]:

@@ -171,3 +171,19 @@ def test_a_fifth_tile_holds_the_result_until_staff_dismiss_it():
     refused(cleared, fix("dismiss_alert", {"index": k}), "already dismissed")
     done = applied(cleared, ev.ConfirmResult(hand_index=0, now=501.0))
     assert done.hand_index == 1 and done.last_result == s.result
+
+
+def test_hong_kong_corrections_are_checked_before_the_fan_tracker_gets_them():
+    from tests.controller.test_game_fan import hk_hand
+    table = hk_hand()
+    s, _ = G.replay_events([ev.StartGame(ruleset="hk", players=("A", "B", "C", "D"), now=0.0), *table.events])
+    total = sum(x.score for x in s.seats)
+    with pytest.raises(STAFF.Refused, match="do not add up"):
+        STAFF.check(s, fix("scores", {"scores": [total, 1, 0, 0]}), 500.0)
+    with pytest.raises(STAFF.Refused, match="does not exist"):
+        STAFF.check(s, fix("discard", {"seat": 0, "index": 60, "tile": "1m"}), 500.0)
+    with pytest.raises(STAFF.Refused, match="not offered"):
+        STAFF.check(s, fix("dismiss_alert", {"index": 0}), 500.0)
+    with pytest.raises(STAFF.Refused, match="hand 100"):
+        STAFF.check(s, ev.ConfirmResult(hand_index=99, now=500.0), 500.0)
+    STAFF.check(s, fix("scores", {"scores": [x.score for x in s.seats][::-1]}), 500.0)   # adds up: passes
