@@ -144,10 +144,11 @@ class CycleState:
     last_counts: tuple[int, ...] = ()
     profile: CycleProfile = field(default_factory=CycleProfile)
     halted_in: str = ""                     # the phase the table stopped in (what a retry takes up again)
+    paused: bool = False                    # staff paused the game: motions wait until resumed
 
     @property
     def motion_allowed(self) -> bool:
-        return not self.estop and not self.lid_open and self.state != HALTED
+        return not self.estop and not self.lid_open and self.state != HALTED and not self.paused
 
     def refusal(self) -> str | None:
         """Why no motor may run now, or None."""
@@ -157,6 +158,8 @@ class CycleState:
             return "lid open"
         if self.state == HALTED:
             return f"halted: {self.reason}"
+        if self.paused:
+            return "paused by staff"
         return None
 
 
@@ -199,6 +202,9 @@ def _step(s: CycleState, e: object, now: float) -> tuple[CycleState, list[Machin
         return _reset(s)
     if isinstance(e, ev.Correction) and e.what in WAYS_ON:
         return _way_on(s, e.what, now)
+    if isinstance(e, ev.Correction) and e.what in ("pause", "resume"):
+        # staff pause the game: no new motion starts until they resume (a motion under way ends)
+        return dataclasses.replace(s, paused=e.what == "pause"), []
     if s.state == HALTED:
         return s, []              # latched: keeps answering status, ignores the rest
     if isinstance(e, ev.StackReady):

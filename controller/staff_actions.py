@@ -22,10 +22,12 @@ Actions (``what``, ``data``), numbered as the table display numbers them in ever
 - ``penalty`` {seat, kind: "chombo"}: a chombo paid as a reverse mangan (dealer 4000 to each,
   else 4000 to the dealer and 2000 to each other seat);
 - ``end_game`` {}: the game ends now and is settled at the scores as they stand;
-  ``pause`` / ``resume`` {}: the display shows the game paused;
+  ``pause`` / ``resume`` {}: the display shows the game paused and the machine starts no new
+  motion (controller.cycle) until resumed;
 - ``undo`` {id}: the history entry ``id`` undone: the state becomes exactly what it was before
   it. Only the latest change to the game can be undone (undo later ones first); a confirmed
-  result or a voided hand is not undone (its tiles are back in the machine).
+  result or a voided hand is not undone (its tiles are back in the machine), nor are the
+  machine's retry / continue and pause / resume (each has its own way back).
 
 A set error or a cheating alert of the hand (:data:`HOLDING`) holds its result: neither the ok
 button nor staff confirm it until staff dismiss the alert or void the hand.
@@ -50,7 +52,7 @@ HOLDING = frozenset(IG.SET_ERRORS | {"taken_back", "extra_draw", "out_of_turn", 
                                      "wrong_hand_size"})
 ACTIONS = ("discard", "call", "indicator", "hand", "result", "scores", "dismiss_alert", "penalty", "end_game",
            "pause", "resume", "undo", "retry", "continue")
-_NOT_UNDONE = ("void_hand", "confirm", "retry", "continue")
+_NOT_UNDONE = ("void_hand", "confirm", "retry", "continue", "pause", "resume")
 
 
 class Refused(ValueError):
@@ -332,7 +334,10 @@ def _undo(s: GameState, d: dict) -> dict:
         raise Refused(f"history entry {_shown(k)} does not exist ({len(hist)} there)")
     entry = hist[k]
     if entry.get("what") in _NOT_UNDONE:
-        raise Refused(f"a {entry['what'].replace('_', ' ')} cannot be undone: its tiles are back in the machine")
+        why = {"pause": "resume the game instead", "resume": "pause the game again instead",
+               "retry": "the machine has moved", "continue": "the machine has moved"}.get(
+            entry["what"], "its tiles are back in the machine")
+        raise Refused(f"a {entry['what'].replace('_', ' ')} cannot be undone: {why}")
     if "_before" not in entry:
         raise Refused(f"history entry {k + 1} was made by the table, not by staff: correct it anew instead")
     if entry.get("undone_by") is not None:

@@ -187,3 +187,11 @@ def test_a_stop_in_play_goes_back_to_play_after_a_retry():
     s, cmds = run([(retry("retry"), 30.0)], s)
     assert s.state == "playing" and [c for _, c in cmds][-1] == C.ShuffleSet(tile_set=1)
     assert (s.shuffling, s.shuffle_started_at) == (1, 30.0)
+
+
+def test_a_paused_game_starts_no_motion_until_resumed():
+    s, _ = run(FIRST_HAND)
+    s, cmds = run([(retry("pause", "a player is unwell"), 20.0), (ev.Lift(), 30.0)], s)
+    assert s.paused and s.refusal() == "paused by staff" and not any(c.is_motion for _, c in cmds)
+    s, cmds = run([(retry("resume", "back"), 40.0)], s)
+    assert not s.paused and [c for _, c in cmds] == [C.Centre(is_open=True)]

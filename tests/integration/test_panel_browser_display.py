@@ -59,7 +59,14 @@ def scenarios() -> dict[str, tuple[list[ev.Event], str]]:
     events, oks = sample_events()
     win_at = next(i for i in range(oks[1], oks[0], -1) if isinstance(events[i], ev.Button)
                   and events[i].action == "tsumo")
+    from controller.daemon_parts import SAMPLE_GAME
+    from hardware.sim import script as sim_script
+    faulty = sim_script.events_of(sim_script.load_script(str(SAMPLE_GAME), injects=[sim_script.Fault("fifth_tile", 0, None)]))
+    f_ok = next(i for i, e in enumerate(faulty) if isinstance(e, ev.Button) and e.action == "ok")
     return {
+        # hand 1 held by a fifth tile, and the machine stopped by a fault
+        "held": (faulty[:f_ok] + [ev.McuFault(code="lift_jam", detail="wall 2", now=faulty[f_ok].now)],
+                 "s.result_held && s.machine.state === 'halted'"),
         # hand 2 (East 2) late in play: a riichi stands, its tile sideways in the river
         "play": (events[:win_at - 2], "s.phase === 'play' && s.seats.some((x) => x.riichi)"),
         "win": (events[:oks[1]], "s.pending_result && s.pending_result.outcome === 'win'"),
@@ -105,7 +112,7 @@ def english_words(text: str, names: list[str]) -> list[str]:
     return re.findall(r"[A-Za-z]{2,}", text)
 
 
-@pytest.mark.parametrize("name", ["play", "win", "draw", "end"])
+@pytest.mark.parametrize("name", ["play", "win", "draw", "end", "held"])
 def test_display_fits_one_screen_in_every_language(browser, served, artifacts_dir, name):
     url, cond = served[name]
     state = httpx.get(f"{url}api/state", timeout=30).json()
@@ -125,6 +132,17 @@ def test_display_fits_one_screen_in_every_language(browser, served, artifacts_di
                 assert widths and min(widths) >= 0.034 * size[0] * 0.8, (name, size, min(widths or [0]))
             finally:
                 context.close()
+
+
+def test_a_held_result_and_a_stopped_machine_are_shown_in_words(browser, served):
+    url, cond = served["held"]
+    context, page = open_display(browser, url, cond, "ja", (1280, 720))
+    try:
+        assert "卓機が停止しました" in page.text_content("#machine-alert")
+        assert "五枚目の牌" in page.text_content("#alerts") and page.query_selector("#alerts .tile") is not None
+        assert "係員確認待ち" in page.text_content("#result")
+    finally:
+        context.close()
 
 
 def test_play_rivers_in_rows_of_six_riichi_sideways_and_turn(browser, served):

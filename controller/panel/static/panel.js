@@ -133,8 +133,12 @@ const JantakuPanel = (() => {
     node.textContent = `${t("machine")}: ${machineWords(m)}`;
     node.title = m.reason || "";
     const banner = document.getElementById("machine-alert");
-    banner.hidden = m.state !== "halted";
-    if (m.state === "halted") banner.textContent = t("machine_stopped", { reason: m.reason || machineWords(m) });
+    banner.hidden = m.state !== "halted" && !state.paused;
+    // the fault's own words are the firmware's (English): other languages say it plainly
+    if (m.state === "halted") {
+      banner.textContent = live.lang === "en" ? t("machine_stopped", { reason: m.reason || machineWords(m) })
+        : t("machine_stopped_short");
+    } else if (state.paused) banner.textContent = t("paused");
   }
 
   function seatOrder(n) {
@@ -288,6 +292,7 @@ const JantakuPanel = (() => {
     const box = document.getElementById("alerts");
     const alerts = (state.alerts || []).filter((a) => a.is_public !== false && !a.dismissed
       && a.hand_index === state.hand_index);
+    document.body.classList.toggle("has-alerts", alerts.length > 0);
     if (!alerts.length) { box.hidden = true; return; }
     box.hidden = false;
     const rule = (a) => tt("alert", a.rule, a.rule);
