@@ -44,6 +44,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from controller import events as ev
 from controller import staff_actions as STAFF
+from controller.panel.evidence import evidence_for_alert
 from controller.panel.staff_view import staff_extras
 
 if TYPE_CHECKING:
@@ -276,6 +277,9 @@ def create_app(daemon: Daemon, *, token: str | None = None) -> Starlette:
         path = daemon.store.evidence_path(name) if "/" not in name and ".." not in name else None
         if path is None:
             return JSONResponse({"error": f"no evidence frame {name!r} (unknown or rotated)"}, status_code=404)
+        cut = evidence_for_alert(daemon, path, request.query_params.get("alert"))   # cut to the place
+        if cut is not None:
+            return Response(cut, media_type="image/jpeg")
         return FileResponse(path, media_type="image/jpeg")
 
     routes = [

@@ -88,7 +88,7 @@
     if (a.evidence) {
       const img = el("img", { class: "calibration", alt: `evidence for alert ${a.index + 1}` });
       card.append(el("div", { class: "evidence" }, img));
-      call(`/api/staff/evidence/${a.evidence}`).then((blob) => { img.src = URL.createObjectURL(blob); })
+      call(`/api/staff/evidence/${a.evidence}?alert=${a.index}`).then((blob) => { img.src = URL.createObjectURL(blob); })
         .catch((err) => img.replaceWith(el("span", {}, `evidence: ${err.message}`)));
     }
     if (!a.dismissed) {
