@@ -73,6 +73,7 @@
       else if (input.name === "seat" || input.name === "from" || input.name === "sticks") v = Number(v);
       else if (input.name === "is_ura") v = v === "true";
       else if (input.name === "win_tile" && !v) continue;
+      else if (input.name === "tile" && !v) { data.tile = null; continue; }
       data[input.name] = v;
     }
     if (what === "scores") data.scores = [...document.querySelectorAll(".score-input")].map((i) => Number(i.value));
@@ -148,8 +149,11 @@
   }
 
   for (const sel of document.querySelectorAll("select.tilepick")) {
-    if (sel.name === "win_tile") sel.append(new Option("(not set apart)", ""));
+    sel.append(new Option(sel.name === "win_tile" ? "(not set apart)" : "(choose a tile)", ""));
     for (const t of TILES) sel.append(new Option(t, t));
+    const preview = el("span", { class: "tile-preview" });           // the tile as a picture
+    sel.after(preview);
+    sel.onchange = () => preview.replaceChildren(...(sel.value ? [P.tile(sel.value)] : []));
   }
   $("what").onchange = () => {
     for (const form of document.querySelectorAll(".form")) form.hidden = form.dataset.what !== $("what").value;
