@@ -45,6 +45,7 @@ from controller.game_state import GameState
 from controller.rules import tiles as T
 from controller.rules.melds import Meld as RMeld
 from controller.rules.melds import MeldError
+from controller.staff_checks import Refused, _index, _seat, _shown, _tile, _tiles, _who, check_fan
 
 log = logging.getLogger(__name__)
 
@@ -53,55 +54,6 @@ HOLDING = frozenset(IG.SET_ERRORS | {"taken_back", "extra_draw", "out_of_turn", 
 ACTIONS = ("discard", "call", "indicator", "hand", "result", "scores", "dismiss_alert", "penalty", "end_game",
            "pause", "resume", "undo", "retry", "continue")
 _NOT_UNDONE = ("void_hand", "confirm", "retry", "continue", "pause", "resume")
-
-
-class Refused(ValueError):
-    """A staff action that cannot apply; the message says why in plain words."""
-
-
-# --------------------------------------------------------------------------- helpers
-
-def _seat(s: GameState, data: dict, key: str = "seat") -> int:
-    value = data.get(key)
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < s.n_seats:
-        raise Refused(f"{key} must be a seat from 1 to {s.n_seats}, got {_shown(value)}")
-    return value
-
-
-def _shown(value: Any) -> str:
-    return str(value + 1) if isinstance(value, int) and not isinstance(value, bool) else repr(value)
-
-
-def _who(s: GameState, seat: int) -> str:
-    name = s.players[seat] if seat < len(s.players) else ""
-    return f"seat {seat + 1}" + (f" ({name})" if name else "")
-
-
-def _index(data: dict, key: str, size: int, what: str) -> int:
-    value = data.get(key)
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < size:
-        raise Refused(f"{what} {_shown(value)} does not exist ({size} there)" if size else f"there is no {what} yet")
-    return value
-
-
-def _tile(value: Any, what: str = "tile") -> str:
-    if not isinstance(value, str):
-        raise Refused(f"{what} must be a tile such as 5p, got {value!r}")
-    try:
-        return T.check(value)
-    except ValueError:
-        raise Refused(f"{what} {value!r} is not a tile (write 1m..9m, 1p..9p, 1s..9s, 1z..7z, 0m/0p/0s)") from None
-
-
-def _tiles(value: Any, what: str = "tiles") -> list[str]:
-    if isinstance(value, str):
-        try:
-            value = T.parse(value)
-        except ValueError:
-            raise Refused(f"{what} {value!r} are not tiles (write e.g. 123m456p)") from None
-    if not isinstance(value, list) or not value:
-        raise Refused(f"{what} must be a list of tiles")
-    return [_tile(t, what) for t in value]
 
 
 def _in_hand(s: GameState, phases: tuple[str, ...], what: str) -> None:
@@ -433,53 +385,11 @@ def check(state: Any, e: ev.Event, now: float, machine: dict | None = None) -> N
     if not isinstance(e, ev.Correction | ev.VoidHand | ev.ConfirmResult) or state is None:
         return
     if not isinstance(state, GameState):
-        _check_fan(state, e)
+        check_fan(state, e)
         return
     if state.phase == "idle":
         raise Refused("no game is being played")
     apply(state.clone(), e, now, [])
-
-
-def _check_fan(s: Any, e: ev.Event) -> None:
-    """The Hong Kong and Chinese tracker (controller.game_fan) applies corrections itself: check
-    their meaning here (seats, places, tiles, sums), so that none reaches it that cannot apply."""
-    if getattr(s, "phase", "idle") == "idle":
-        raise Refused("no game is being played")
-    if isinstance(e, ev.ConfirmResult):
-        if e.hand_index != s.hand_index:
-            raise Refused(f"hand {_shown(e.hand_index)} is not the hand at the table (hand {s.hand_index + 1})")
-        if s.result is None:
-            raise Refused(f"hand {s.hand_index + 1} has no result to confirm")
-        return
-    if isinstance(e, ev.VoidHand):
-        if s.phase in ("seating", "ended"):
-            raise Refused("there is no hand to void")
-        return
-    d = dict(e.data)
-    n = len(s.seats)
-    if e.what not in ("hand", "discard", "scores", "winner"):
-        raise Refused(f"correction {e.what!r} is not offered in these rules: hand, discard, scores, winner")
-    if e.what != "scores":
-        seat = d.get("seat")
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-            raise Refused(f"seat must be a seat from 1 to {n}, got {_shown(seat)}")
-    if e.what == "discard":
-        _index(d, "index", len(s.seats[d["seat"]].river), "river place")
-        _tile(d.get("tile"))
-    elif e.what == "hand":
-        _tiles(d.get("tiles"))
-    elif e.what == "scores":
-        scores = d.get("scores")
-        if not isinstance(scores, list) or len(scores) != n or not all(
-                isinstance(x, int) and not isinstance(x, bool) for x in scores):
-            raise Refused(f"scores must be {n} whole numbers, one per seat")
-        if sum(scores) != sum(x.score for x in s.seats):
-            raise Refused(f"the points do not add up: {sum(scores):,} where the table holds "
-                          f"{sum(x.score for x in s.seats):,}")
-    elif "from" in d:
-        src = d["from"]
-        if isinstance(src, bool) or not isinstance(src, int) or not 0 <= src < n:
-            raise Refused(f"from must be a seat from 1 to {n}, got {_shown(src)}")
 
 
 def history(state: Any) -> list[dict]:
