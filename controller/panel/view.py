@@ -10,18 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from controller.rules.dora import dora_of
+
 if TYPE_CHECKING:
     from controller.daemon import Core
 
 WINDS = ("E", "S", "W", "N")
-_DORA_NEXT = {**{f"{n}{s}": f"{n % 9 + 1}{s}" for s in "mps" for n in range(1, 10)},
-              **{f"0{s}": f"6{s}" for s in "mps"},
-              "1z": "2z", "2z": "3z", "3z": "4z", "4z": "1z", "5z": "6z", "6z": "7z", "7z": "5z"}
-
-
-def dora_of(indicator: str) -> str:
-    """The dora a (riichi) indicator points at: next in its suit, winds and dragons wrap."""
-    return _DORA_NEXT.get(indicator, indicator)
 
 
 def _get(state: Any, *names: str, default: Any = None) -> Any:
@@ -138,7 +132,7 @@ def _extract(state: Any, core: Core) -> dict[str, Any]:
     indicators = _get(state, "dora_indicators")
     if indicators is not None:
         out["dora_indicators"] = list(indicators)
-        out["dora"] = [dora_of(t) for t in indicators]
+        out["dora"] = [dora_of(t) for t in indicators]   # controller.rules.dora: the one dora function
     alerts = _get(state, "alerts")
     if alerts is not None:
         out["alerts"] = [_alert(a) for a in _plain(alerts)]
