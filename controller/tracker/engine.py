@@ -39,12 +39,13 @@ from controller.tracker.family import Family
 from controller.tracker.fan.family import FAN
 from controller.tracker.fan.state import FanState
 from controller.tracker.hand import HandState, alert
+from controller.tracker.riichi import actions as ACTIONS
 from controller.tracker.riichi.family import RIICHI
 from controller.tracker.riichi.state import GameState, SeatState, new_state
 from controller.tracker.view import public_state as _public_state
 
 __all__ = ["FAMILIES", "FanState", "GameError", "GameState", "SeatState", "family_for", "new_state", "step",
-           "public_state", "staff_alerts", "replay_events"]
+           "public_state", "staff_alerts", "replay_events", "check_staff"]
 
 FAMILIES: tuple[Family, ...] = (RIICHI, FAN)
 _BY_STATE: dict[str, Family] = {fam.name: fam for fam in FAMILIES}
@@ -144,6 +145,13 @@ def public_state(state: HandState) -> dict:
 def staff_alerts(state: HandState) -> list[dict]:
     """Every alert of the game (the staff view), hidden ones included."""
     return [dict(a) for a in state.alerts]
+
+
+def check_staff(state: HandState | None, e: ev.Event, now: float, machine: dict | None = None) -> None:
+    """Raise :class:`controller.tracker.checks.Refused` (a plain message) when the staff action ``e``
+    cannot apply to ``state`` (nothing changes), before it is stored; for ``retry`` / ``continue``
+    also when the ``machine`` (the daemon core's status) is not stopped."""
+    ACTIONS.check(RIICHI, state, e, now, machine)
 
 
 def replay_events(events, state: HandState | None = None) -> tuple[HandState, list[ev.Command]]:

@@ -13,6 +13,7 @@ from controller.rules.settlement import settle
 from controller.tracker import problems as PB
 from controller.tracker.hand import alert, begin_hand, census, ron_source, ron_tile, uncount
 from controller.tracker.riichi import play as PLAY
+from controller.tracker.riichi.held import holds_result
 from controller.tracker.riichi.scoring import compute_result
 from controller.tracker.riichi.state import GameState
 from controller.tracker.staff import claim_tsumo, sheet_row
@@ -175,6 +176,8 @@ def confirm(s: GameState, cmds: list, now: float) -> None:
     """Apply the shown result; the rules engine's game flow says what comes next."""
     out = s.result
     assert out is not None
+    if holds_result(s):   # a set error or cheating alert: staff decide first (controller.tracker.riichi.actions)
+        return
     rules = s.rules
     n = s.n_seats   # a three-player result has the replay's empty fourth seat: cut it off
     deltas = list(out["deltas"])[:n]
