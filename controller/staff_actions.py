@@ -49,8 +49,10 @@ from controller.staff_checks import Refused, _index, _seat, _shown, _tile, _tile
 
 log = logging.getLogger(__name__)
 
-HOLDING = frozenset(IG.SET_ERRORS | {"taken_back", "extra_draw", "out_of_turn", "moved_indicator",
-                                     "wrong_hand_size"})
+# the tile-set errors seen in play and the cheating alerts; a wall short or long (stack_count,
+# set_mismatch: counted by the machine, no tile to show) is staff's to void and does not hold
+HOLDING = frozenset((IG.SET_ERRORS - {"stack_count", "set_mismatch"})
+                    | {"taken_back", "extra_draw", "out_of_turn", "moved_indicator", "wrong_hand_size"})
 ACTIONS = ("discard", "call", "indicator", "hand", "result", "scores", "dismiss_alert", "penalty", "end_game",
            "pause", "resume", "undo", "retry", "continue")
 _NOT_UNDONE = ("void_hand", "confirm", "retry", "continue", "pause", "resume")
