@@ -9,8 +9,10 @@ from typing import Any
 from controller import integrity as IG
 from controller.tracker.hand import census_of
 
-HOLDING = frozenset(IG.SET_ERRORS | {"taken_back", "extra_draw", "out_of_turn", "moved_indicator",
-                                     "wrong_hand_size"})
+# the tile-set errors seen in play and the cheating alerts; a wall short or long (stack_count,
+# set_mismatch: counted by the machine, no tile to show) is staff's to void and does not hold
+HOLDING = frozenset((IG.SET_ERRORS - {"stack_count", "set_mismatch"})
+                    | {"taken_back", "extra_draw", "out_of_turn", "moved_indicator", "wrong_hand_size"})
 
 
 def _still_so(s: Any, a: dict) -> bool:
