@@ -8,7 +8,9 @@ The engine owns the flow every family shares: a ``StartGame`` picks the family f
 set (:func:`family_for`: riichi, four or three players; or the fan family, Hong Kong, Chinese
 and competition), the game is seated and each hand's walls lifted and dice rolled
 (:mod:`~controller.tracker.seating`); the seat buttons and the panel's declarations, OK and
-``ConfirmResult``, void hand and the staff's corrections (:mod:`~controller.tracker.staff`);
+``ConfirmResult``, void hand and the staff's corrections (:mod:`~controller.tracker.staff`; the
+riichi family has its own checked, undoable staff actions, :mod:`controller.tracker.riichi.actions`,
+and :func:`check_staff` checks one before it is stored);
 rivers changed or taken back, other backs (:mod:`~controller.tracker.river`). What differs
 comes from the game's :class:`~controller.tracker.family.Family`: its handlers of play (the
 deal, draws and replacement tiles, discards, calls and kans, flowers, indicators, revealed

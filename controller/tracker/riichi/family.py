@@ -52,7 +52,7 @@ class RiichiFamily:
         ev.VoidHand: lambda s, e, now, cmds: ACTIONS.guarded(RIICHI, s, e, now, cmds),
         ev.Correction: lambda s, e, now, cmds: ACTIONS.guarded(RIICHI, s, e, now, cmds),
     }
-    corrections = {"indicator": RES.correct_indicator}
+    corrections: dict = {}    # every riichi correction is an action of controller.tracker.riichi.actions
 
     declare_tsumo = staticmethod(RES.declare_tsumo)
     declare_ron = staticmethod(RES.declare_ron)

@@ -1,6 +1,6 @@
 """The riichi tracker at a hand's end: declarations (tsumo, ron, nine terminals), revealed
-hands, the confirmation of the result and the game flow after it, and the corrections only
-riichi has (an indicator). Handlers of the riichi family."""
+hands, the confirmation of the result and the game flow after it (held while
+:func:`~controller.tracker.riichi.held.holds_result`). Handlers of the riichi family."""
 
 from __future__ import annotations
 
@@ -206,16 +206,3 @@ def confirm(s: GameState, cmds: list, now: float) -> None:
     s.round, s.honba = nxt.round, nxt.honba
     s.hand_index += 1
     begin_hand(s, cmds, now)
-
-
-def correct_indicator(s: GameState, d: dict, now: float, cmds: list) -> None:
-    """Staff set an indicator (``index``, ``tile``, ``is_ura``): one already read, or the next one."""
-    k = int(d.get("index", 0))
-    target = s.ura if d.get("is_ura") else s.indicators
-    tile = T.check(d["tile"])
-    if not 0 <= k <= len(target):
-        raise ValueError(f"indicator index {k}: {len(target)} indicator(s) are known")
-    if k == len(target):
-        target.append(tile)
-    else:
-        target[k] = tile
