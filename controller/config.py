@@ -84,6 +84,7 @@ class PanelConfig:
     token: str = ""                    # staff token ("" = $JANTAKU_STAFF_TOKEN or <data_dir>/staff_token)
     max_failures: int = 5              # failed staff logins allowed per window per client
     failure_window_s: float = 60.0
+    language: str = "en"               # the table display's language: ja | zh | en (a screen may ask ?lang=)
 
 
 @dataclass(frozen=True)
@@ -243,6 +244,7 @@ def _parse_panel(s: _Section) -> PanelConfig:
         token=s.str("token", ""),
         max_failures=s.int("max_failures", 5, minval=1, maxval=1000),
         failure_window_s=s.float("failure_window_s", 60.0, minval=1.0, maxval=86400.0),
+        language=s.str("language", "en", choices=("ja", "zh", "en")),
     )
 
 

@@ -143,10 +143,12 @@ class CycleState:
     pending: tuple[MachineCommand, ...] = ()
     last_counts: tuple[int, ...] = ()
     profile: CycleProfile = field(default_factory=CycleProfile)
+    halted_in: str = ""                     # the phase the table stopped in (what a retry takes up again)
+    paused: bool = False                    # staff paused the game: motions wait until resumed
 
     @property
     def motion_allowed(self) -> bool:
-        return not self.estop and not self.lid_open and self.state != HALTED
+        return not self.estop and not self.lid_open and self.state != HALTED and not self.paused
 
     def refusal(self) -> str | None:
         """Why no motor may run now, or None."""
@@ -156,6 +158,8 @@ class CycleState:
             return "lid open"
         if self.state == HALTED:
             return f"halted: {self.reason}"
+        if self.paused:
+            return "paused by staff"
         return None
 
 
@@ -196,6 +200,11 @@ def _step(s: CycleState, e: object, now: float) -> tuple[CycleState, list[Machin
         return dataclasses.replace(s, link_up=True), []
     if isinstance(e, ev.Reset):
         return _reset(s)
+    if isinstance(e, ev.Correction) and e.what in WAYS_ON:
+        return _way_on(s, e.what, now)
+    if isinstance(e, ev.Correction) and e.what in ("pause", "resume"):
+        # staff pause the game: no new motion starts until they resume (a motion under way ends)
+        return dataclasses.replace(s, paused=e.what == "pause"), []
     if s.state == HALTED:
         return s, []              # latched: keeps answering status, ignores the rest
     if isinstance(e, ev.StackReady):
@@ -251,7 +260,48 @@ def _halt(s: CycleState, reason: str, *, power_off: bool = False) -> tuple[Cycle
     # a shuffle cut short leaves its set in the hopper
     hopper = s.shuffling if s.shuffling is not None else s.hopper
     return dataclasses.replace(s, state=HALTED, reason=reason, pending=(), shuffling=None,
-                               shuffle_started_at=None, hopper=hopper), cmds
+                               shuffle_started_at=None, hopper=hopper, halted_in=s.state), cmds
+
+
+BUILD_PHASES = ("receiving", "closing", "waiting_stack", "lifting")
+WAYS_ON = ("retry", "continue")
+
+
+def _way_on(s: CycleState, how: str, now: float) -> tuple[CycleState, list[MachineCommand]]:
+    if s.state != HALTED:
+        return s, []              # nothing stopped: nothing to take up
+    s, cmds = _way_on_phase(s, how)
+    if s.state != HALTED and s.hopper is not None and s.shuffling is None and s.stacked is None \
+            and s.state != "lifting":
+        # the shuffle the stop cut short starts again: the next walls need that set
+        s = dataclasses.replace(s, shuffling=s.hopper, hopper=None, shuffle_started_at=now)
+        cmds = cmds + [ShuffleSet(tile_set=s.shuffling)]
+    return s, cmds
+
+
+def _way_on_phase(s: CycleState, how: str) -> tuple[CycleState, list[MachineCommand]]:
+    """Staff's way on after a stop (a ``staff.correction`` ``retry`` or ``continue``): the fault is
+    cleared as by a reset, then ``retry`` takes up the build where it stopped (the opening closed
+    again, the walls lifted again); ``continue`` takes the walls as up (raised by hand) and waits
+    for the dice. A stop outside a build goes back to the phase it stopped in. A shuffle the stop
+    cut short is started again."""
+    if s.state != HALTED:
+        return s, []
+    was = s.halted_in
+    s, cmds = _reset(s)
+    if s.state == HALTED:
+        return s, cmds            # the e-stop, the lid or the link still say no
+    if was in BUILD_PHASES and how == "continue":
+        return dataclasses.replace(s, state="ready", on_table=s.stacked, stacked=None), cmds
+    if was in ("receiving", "closing"):
+        return dataclasses.replace(s, state="closing"), cmds + [Centre(is_open=False)]
+    if was in ("waiting_stack", "lifting"):
+        if s.stacked is None:
+            return dataclasses.replace(s, state="waiting_stack"), cmds
+        return dataclasses.replace(s, state="lifting"), cmds + [LiftWalls()]
+    if was in ("ready", "dice", "playing"):
+        return dataclasses.replace(s, state=was), cmds
+    return s, cmds
 
 
 def _reset(s: CycleState) -> tuple[CycleState, list[MachineCommand]]:

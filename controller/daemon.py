@@ -41,9 +41,13 @@ from controller import events as ev
 from controller.config import Config, PanelConfig, TableError
 from controller.daemon_core import Core
 from controller.daemon_sys import TRAFFIC, SystemdNotifier
+from controller.panel.evidence import evidence_for_alert
 from controller.panel.facade import ReadModel
 from controller.panel.hub import PanelHub
+from controller.panel.staff_view import evidence_of, staff_extras
 from controller.storage import EventStore, StorageError, StorageFull
+from controller.tracker.checks import Refused
+from controller.tracker.engine import check_staff
 
 __all__ = ["Core", "Daemon", "PanelDoor", "Part"]
 
@@ -91,6 +95,7 @@ class Daemon:
         self.clock = clock
         self.core = Core(cfg.table.name, cfg.game.ruleset)
         self.core.machine_from_cycle = any(getattr(p, "runs_machine_cycle", False) for p in self.parts)
+        self.core.language = cfg.panel.language     # the table display's language
         self.hub = PanelHub()
         self.door = PanelDoor(self)
         self._queue: asyncio.Queue[_Item] | None = None
@@ -386,6 +391,7 @@ class PanelDoor:
             "events": d.store.last_seq, "head_hash": d.store.head_hash,
             "head_anchor": d.store.anchor_state(), "disk": d.disk.status(),
             "evidence": {str(k): v for k, v in d.hub.evidence.items()},
+            **staff_extras(d.core.game_state, d.core.machine, evidence_of(d.hub.evidence, d.store)),
             "uptime_s": round(time.time() - d.started_at, 1), "clients": d.hub.n_clients,
         }
 
@@ -403,6 +409,19 @@ class PanelDoor:
     @property
     def tile_set_name(self) -> str:
         return self._daemon.cfg.camera.tile_set
+
+    def why_not(self, event: ev.Event) -> str | None:
+        """Why the staff action ``event`` cannot apply to the game as it is now (checked on a copy:
+        nothing changes), or None."""
+        core = self._daemon.core
+        try:
+            check_staff(core.game_state, event, self._daemon.now(), core.machine)
+        except Refused as err:
+            return str(err)
+        return None
+
+    def evidence_cut(self, path: Path, alert: str | None) -> bytes | None:
+        return evidence_for_alert(self._daemon.core.game_state, self._daemon.parts, path, alert)
 
     def picture(self) -> bytes | None:
         for part in self._daemon.parts:

@@ -9,8 +9,11 @@ Declared interface (what the daemon and the tests use):
   an event keeps the state as it was and is kept in ``errors``;
 - ``view() -> dict``: the table's public state (``GET /api/state``, contracts/table-api.md): the
   tracker's ``public_state`` (the game fields), ``machine`` (state, reason, faults, e-stop,
-  lid, link) and ``tracker`` ("ok"); a fresh dict on each call;
-- ``machine``, ``errors``, ``game_state``, ``cycle_state``, ``applied``, ``last_event_kind``.
+  lid, link, ``link_ok``, the staff ``actions`` that fit), ``tracker`` ("ok"), ``language``
+  and the table display's extras (:mod:`controller.panel.display`: places and gaps, rivers,
+  ``result_view``, ``final``, ``needs``, ``result_held``, ``paused``); a fresh dict on each call;
+- ``machine``, ``errors``, ``game_state``, ``cycle_state``, ``applied``, ``last_event_kind``,
+  ``language`` (the display's, from ``[panel] language``), ``shown_result``.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from typing import Any
 from controller import cycle as CY
 from controller import events as ev
 from controller import tracker as TR
+from controller.panel import display as D
+from controller.tracker.riichi.held import holds_result
 
 log = logging.getLogger(__name__)
 
@@ -41,10 +46,15 @@ class Core:
         self.last_event_kind = ""
         self.machine_from_cycle = False     # set by the daemon when a part runs the cycle's commands
         self.errors: list[str] = []
+        self.language = "en"                # the table display's language ([panel] language)
+        self.shown_state: Any = None        # the game state that last showed a result to confirm
+        self._shown: tuple[Any, dict[str, Any] | None] = (None, None)   # (that state, its result view)
 
     def apply(self, event: ev.Event) -> list[ev.Command]:
         commands: list[ev.Command] = []
         game_cmds = self._step("game_state", "controller.tracker", TR.step, event)
+        if getattr(self.game_state, "result", None) is not None:
+            self.shown_state = self.game_state     # kept: the display shows it once applied (see _display)
         commands.extend(game_cmds)
         commands.extend(self._step("cycle_state", "controller.cycle", CY.step, event))
         for cmd in game_cmds:
@@ -85,9 +95,9 @@ class Core:
             m["state"], m["reason"] = "halted", f"MCU link lost {event.reason}".strip()
         elif isinstance(event, ev.LinkRestored):
             m["link"] = "ok"
-        elif isinstance(event, ev.Reset):
-            if not m["estop"]:
-                m["state"], m["reason"] = "idle", ""
+        elif isinstance(event, ev.Reset) or (isinstance(event, ev.Correction) and event.what in ("retry", "continue")):
+            if not m["estop"]:     # a reset (or staff's retry / continue) clears the faults it answers
+                m["state"], m["reason"], m["faults"] = "idle", "", []
         elif isinstance(event, (ev.StackReady, ev.LiftDone, ev.DiceResult)) and m["state"] != "halted":
             m["state"] = {"mcu.stack_ready": "walls built", "mcu.lift_done": "walls lifted",
                           "mcu.dice_result": "playing"}[event.KIND]
@@ -104,9 +114,61 @@ class Core:
             game_view.pop("seats", None)
             game_view["table"] = self.table
         out.update(game_view)
-        out["machine"] = dict(self.machine)
+        out["machine"] = machine_view(self.machine)
         out["tracker"] = "ok"
+        out["language"] = self.language
+        self._display(out)
         return out
+
+    def _display(self, out: dict[str, Any]) -> None:
+        """The table display's extras (controller.panel.display); a failure there never hides the state.
+        The state that last showed a result to confirm is kept (``shown_state``, set by ``apply``, so
+        a rebuilt core has the same) so that, once applied, the display still has its hands and the
+        abortive draw's name while the next walls are built."""
+        state = self.game_state
+        try:
+            D.seat_extras(out, state)
+            rules = _rules(state)
+            view = D.result_view(out, state, rules)
+            kept = self._shown_view() if view is not None and not view["is_pending"] else None
+            if kept is not None and kept.get("hand") == view.get("hand") \
+                    and kept.get("round") == view.get("round") and kept.get("honba") == view.get("honba"):
+                view = {**kept, "is_pending": False}
+            out["result_view"] = view
+            out["final"] = D.final_view(out, rules, 0)
+            out["needs"] = D.needs_view(out, state, rules)
+            out["result_held"] = holds_result(state) if state is not None and hasattr(state, "alerts") else None
+            out["paused"] = bool(getattr(state, "paused", False))
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError) as err:
+            out["display_error"] = str(err)
+
+    def _shown_view(self) -> dict[str, Any] | None:
+        """The result view of ``shown_state`` as it was shown to confirm (made once per kept state)."""
+        kept = self.shown_state
+        if kept is None:
+            return None
+        if self._shown[0] is not kept:
+            out = {**empty_view(self.table, self.ruleset), **plain(TR.public_state(kept))}
+            D.seat_extras(out, kept)
+            self._shown = (kept, D.result_view(out, kept, _rules(kept)))
+        return self._shown[1]
+
+
+def machine_view(machine: dict[str, Any]) -> dict[str, Any]:
+    """The machine status: the core's, ``link_ok`` as a yes/no of the MCU link (None: not known),
+    ``actions``: what staff may do about a stopped build."""
+    m = dict(machine)
+    link = m.get("link")
+    m["link_ok"] = True if link == "ok" else False if link == "lost" else None
+    m["actions"] = ["retry", "continue", "reset"] if m.get("state") == "halted" else []
+    return m
+
+
+def _rules(state: Any) -> Any:
+    try:
+        return getattr(state, "rules", None)
+    except (ValueError, KeyError, OSError):
+        return None
 
 
 def empty_view(table: str, ruleset: str) -> dict[str, Any]:

@@ -257,8 +257,11 @@ def create_app(table: Table, *, token: str | None = None) -> Starlette:
         try:
             body = await _json_body(request)
             event = staff_event(action, body, table=table.table_name, now=table.now())
+            why_not = table.why_not(event)   # the action's meaning, on a copy of the game (the tracker's words)
+            if why_not is not None:
+                raise BadRequest(why_not, 409)
             check_applies(action, body, table.snapshot())
-        except BadRequest as err:
+        except BadRequest as err:    # one that cannot apply is not stored
             return JSONResponse({"error": str(err), **err.detail}, status_code=err.status)
         refusal = table.refusal()
         if refusal:
@@ -296,6 +299,9 @@ def create_app(table: Table, *, token: str | None = None) -> Starlette:
         path = table.evidence_path(name) if "/" not in name and ".." not in name else None
         if path is None:
             return JSONResponse({"error": f"no evidence frame {name!r} (unknown or rotated)"}, status_code=404)
+        cut = table.evidence_cut(path, request.query_params.get("alert"))   # cut to the alert's place
+        if cut is not None:
+            return Response(cut, media_type="image/jpeg")
         return FileResponse(path, media_type="image/jpeg")
 
     routes = [

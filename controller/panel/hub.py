@@ -13,6 +13,7 @@ import asyncio
 import json
 import logging
 import time
+from datetime import UTC, datetime
 from typing import Any
 
 from controller.panel.facade import ReadModel
@@ -51,7 +52,8 @@ class PanelHub:
         self.state = state
         self.version += 1
         self.message = json.dumps({"type": "state", "version": self.version, "seq": model.seq,
-                                   "t_wall": time.time(), "state": state}, ensure_ascii=False)
+                                   "t_wall": time.time(), "at": datetime.now(UTC).isoformat(timespec="milliseconds"),
+                                   "state": state}, ensure_ascii=False)
         for client in self._clients:
             client.wake.set()
 

@@ -8,7 +8,9 @@ The engine owns the flow every family shares: a ``StartGame`` picks the family f
 set (:func:`family_for`: riichi, four or three players; or the fan family, Hong Kong, Chinese
 and competition), the game is seated and each hand's walls lifted and dice rolled
 (:mod:`~controller.tracker.seating`); the seat buttons and the panel's declarations, OK and
-``ConfirmResult``, void hand and the staff's corrections (:mod:`~controller.tracker.staff`);
+``ConfirmResult``, void hand and the staff's corrections (:mod:`~controller.tracker.staff`; the
+riichi family has its own checked, undoable staff actions, :mod:`controller.tracker.riichi.actions`,
+and :func:`check_staff` checks one before it is stored);
 rivers changed or taken back, other backs (:mod:`~controller.tracker.river`). What differs
 comes from the game's :class:`~controller.tracker.family.Family`: its handlers of play (the
 deal, draws and replacement tiles, discards, calls and kans, flowers, indicators, revealed
@@ -39,12 +41,13 @@ from controller.tracker.family import Family
 from controller.tracker.fan.family import FAN
 from controller.tracker.fan.state import FanState
 from controller.tracker.hand import HandState, alert
+from controller.tracker.riichi import actions as ACTIONS
 from controller.tracker.riichi.family import RIICHI
 from controller.tracker.riichi.state import GameState, SeatState, new_state
 from controller.tracker.view import public_state as _public_state
 
 __all__ = ["FAMILIES", "FanState", "GameError", "GameState", "SeatState", "family_for", "new_state", "step",
-           "public_state", "staff_alerts", "replay_events"]
+           "public_state", "staff_alerts", "replay_events", "check_staff"]
 
 FAMILIES: tuple[Family, ...] = (RIICHI, FAN)
 _BY_STATE: dict[str, Family] = {fam.name: fam for fam in FAMILIES}
@@ -145,6 +148,13 @@ def public_state(state: HandState) -> dict:
 def staff_alerts(state: HandState) -> list[dict]:
     """Every alert of the game (the staff view), hidden ones included."""
     return [dict(a) for a in state.alerts]
+
+
+def check_staff(state: HandState | None, e: ev.Event, now: float, machine: dict | None = None) -> None:
+    """Raise :class:`controller.tracker.checks.Refused` (a plain message) when the staff action ``e``
+    cannot apply to ``state`` (nothing changes), before it is stored; for ``retry`` / ``continue``
+    also when the ``machine`` (the daemon core's status) is not stopped."""
+    ACTIONS.check(RIICHI, state, e, now, machine)
 
 
 def replay_events(events, state: HandState | None = None) -> tuple[HandState, list[ev.Command]]:

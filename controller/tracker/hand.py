@@ -107,6 +107,7 @@ class HandState:
     alert_keys: set = field(default_factory=set)
     corrections: list[dict] = field(default_factory=list)
     finished: bool = False
+    paused: bool = False                        # staff paused the game (the machine starts no new motion)
     settlement: list[float] | None = None
     face_up_counts: dict = field(default_factory=dict)
     first_dealer_method: str = "seated"

@@ -2,7 +2,10 @@
 panel's declarations, OK and ``ConfirmResult``, void hand, and the staff corrections.
 
 Corrections go through one table, :data:`CORRECTIONS` (``what`` -> handler), which a family
-extends with its own (``Family.corrections``): to add a staff action, add a handler there.
+extends with its own (``Family.corrections``): to add a staff action, add a handler there. The
+riichi family takes ``Correction``, ``VoidHand`` and ``ConfirmResult`` itself
+(:mod:`controller.tracker.riichi.actions`: each checked, applied whole or not at all, kept in a
+history and undoable), so this flow serves the fan family.
 A handler gets ``(state, data, now, cmds)`` and raises ``KeyError``/``TypeError``/``ValueError``/
 ``IndexError`` for data it cannot apply (named in an alert; nothing else changes).
 """

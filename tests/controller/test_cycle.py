@@ -153,3 +153,45 @@ def test_step_never_changes_the_state_passed_in():
     s0 = C.initial_state()
     s1, _ = C.step(s0, ev.StartGame(ruleset="tenhou"), 0.0)
     assert s0 == C.initial_state() and s1 is not s0
+
+
+def retry(what, reason="lift jam cleared"):
+    return ev.Correction(what=what, reason=reason, data={"by": "staff"})
+
+
+def test_a_stopped_lift_is_retried_or_continued_by_staff():
+    """A fault during the lift halts the table; a retry clears it and lifts the same walls again,
+    a continue takes the walls as raised by hand and waits for the dice; neither moves anything
+    while the lid is open, and neither does anything when the table is not stopped."""
+    build = FIRST_HAND[:2]
+    s, _ = run(build + [(ev.McuFault(code="lift_jam", detail="wall 2"), 5.0)])
+    assert (s.state, s.halted_in) == ("halted", "lifting")
+    again, cmds = run([(retry("retry"), 6.0)], s)
+    assert again.state == "lifting" and [c for _, c in cmds] == [C.ResetFault(), C.MotorPower(is_on=True), C.LiftWalls()]
+    done, cmds = run([(ev.LiftDone(counts=(34,) * 4), 12.0)], again)
+    assert done.state == "ready" and kinds(cmds) == ["machine.shuffle"]
+    up, cmds = run([(retry("continue", "walls raised by hand"), 6.0)], s)
+    assert (up.state, up.on_table, up.stacked) == ("ready", 0, None)
+    assert [c for _, c in cmds if c.is_motion] == [C.ShuffleSet(tile_set=1)]      # the other set, for the next walls
+    lid, cmds = run([(ev.Lid(is_open=True), 5.5), (retry("retry"), 6.0)], s)
+    assert lid.state == "halted" and "lid open" in lid.reason and cmds == []
+    playing, _ = run(FIRST_HAND)
+    same, cmds = run([(retry("retry"), 20.0)], playing)
+    assert same == playing and cmds == []
+
+
+def test_a_stop_in_play_goes_back_to_play_after_a_retry():
+    s, _ = run(FIRST_HAND + [(ev.McuFault(code="overheat", detail="shuffler"), 20.0)])
+    assert s.halted_in == "playing"
+    assert (s.hopper, s.shuffling) == (1, None)          # the shuffle was cut short
+    s, cmds = run([(retry("retry"), 30.0)], s)
+    assert s.state == "playing" and [c for _, c in cmds][-1] == C.ShuffleSet(tile_set=1)
+    assert (s.shuffling, s.shuffle_started_at) == (1, 30.0)
+
+
+def test_a_paused_game_starts_no_motion_until_resumed():
+    s, _ = run(FIRST_HAND)
+    s, cmds = run([(retry("pause", "a player is unwell"), 20.0), (ev.Lift(), 30.0)], s)
+    assert s.paused and s.refusal() == "paused by staff" and not any(c.is_motion for _, c in cmds)
+    s, cmds = run([(retry("resume", "back"), 40.0)], s)
+    assert not s.paused and [c for _, c in cmds] == [C.Centre(is_open=True)]

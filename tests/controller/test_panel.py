@@ -2,6 +2,7 @@
 
 import json
 import sqlite3
+import time
 
 import httpx
 import pytest
@@ -123,3 +124,46 @@ def test_staff_pages_need_the_token_and_failures_are_rate_limited(tmp_path):
     finally:
         assert proc.stop() == 0
 
+
+
+@pytest.fixture(scope="module")
+def at_a_result(tmp_path_factory):
+    """A daemon fed the sample game's first hand up to its result (before anyone presses ok)."""
+    from controller.daemon_parts import write_feed
+    from tests.integration.test_panel_browser_display import sample_events
+    tmp = tmp_path_factory.mktemp("result")
+    events, oks = sample_events()
+    feed = tmp / "feed.jsonl"
+    write_feed(feed, [(0.0, e) for e in events[:oks[0]]])
+    cfg = write_config(tmp / "table.toml", data=tmp / "data", port=free_port(), token=TOKEN, feed=str(feed), speed=0.0)
+    proc = DaemonProc(cfg)
+    url = proc.wait_ready()
+    deadline = time.monotonic() + 120
+    while not httpx.get(f"{url}api/state", timeout=30).json().get("pending_result"):
+        assert time.monotonic() < deadline, "the fed hand never reached its result"
+        time.sleep(0.1)
+    yield url, tmp / "data"
+    assert proc.stop() == 0
+
+
+@pytest.mark.parametrize("action, body, words", [
+    ("confirm", {"hand_index": 98}, "hand 99 is not the hand at the table (hand 1)"),
+    ("correct", {"what": "scores", "reason": "x", "data": {"scores": [26000, 25000, 25000, 25000]}}, "do not add up"),
+    ("correct", {"what": "discard", "reason": "x", "data": {"seat": 1, "index": 40, "tile": "5p"}}, "does not exist"),
+    ("correct", {"what": "discard", "reason": "x", "data": {"seat": 1, "index": 0, "tile": "5x"}}, "not a tile"),
+    ("correct", {"what": "dismiss_alert", "reason": "x", "data": {"index": 3}}, "there is no alert"),
+    ("correct", {"what": "undo", "reason": "x", "data": {"id": 5}}, "does not exist"),
+    ("correct", {"what": "remove_discard", "reason": "x", "data": {"seat": 0, "index": 0}}, "correct its tile"),
+    ("correct", {"what": "retry", "reason": "x", "data": {}}, "not stopped"),
+    ("correct", {"what": "launch", "reason": "x", "data": {}}, "unknown correction"),
+], ids=["confirm-hand-99", "scores-sum", "discard-index", "discard-tile", "alert-index", "undo-id", "remove",
+        "retry-not-stopped", "unknown"])
+def test_staff_actions_that_cannot_apply_are_refused_in_plain_words(at_a_result, action, body, words):
+    url, data = at_a_result
+    before, state = count_events(data), httpx.get(f"{url}api/state", timeout=30).json()
+    res = staff(url, action, body)
+    assert res.status_code == 409 and words in res.json()["error"], res.json()
+    assert count_events(data) == before
+    after = httpx.get(f"{url}api/state", timeout=30).json()
+    assert after == state
+    assert "could not be applied" not in json.dumps(after)       # players never see staff errors

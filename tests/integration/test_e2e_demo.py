@@ -110,13 +110,16 @@ class Demo:
         res = httpx.get(f"{self.url}api/staff/status", headers={"Authorization": f"Bearer {self.token}"}, timeout=30)
         return res.json()["parts"]["sim-table"]
 
-    def wait_played(self, timeout_s: float = FINISH_S) -> dict:
-        """Wait until the simulated table has acted out the whole script and the daemon has the last result."""
+    def wait_played(self, timeout_s: float = FINISH_S, staff=None) -> dict:
+        """Wait until the simulated table has acted out the whole script and the daemon has the last result;
+        ``staff(demo, state)`` is called on the way (the staff at the table, e.g. releasing a held result)."""
         deadline = time.monotonic() + timeout_s
         status: dict = {}
         while time.monotonic() < deadline:
             status = self.table_status()
             assert not status.get("error"), status
+            if staff is not None:
+                staff(self, self.state())
             if status.get("finished"):
                 state = self.state()
                 if state["last_result"] is not None and state["last_result"]["hand"] == status["hands"] - 1 \

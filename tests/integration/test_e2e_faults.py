@@ -8,6 +8,7 @@ read here from the same script the table performs (``hardware.sim.script``, seed
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 from hardware.sim import script as sim_script
@@ -32,6 +33,20 @@ CASES = {
 # other_back: seen by the error-free reader only (the scene draws one back colour for all tiles)
 
 
+def release_held(demo: Demo, state: dict) -> None:
+    """Staff at the table: a result held by a set error or cheating alert is released once the
+    alert is seen (dismissed with a reason), then confirmed."""
+    if not (state.get("result_held") and state.get("pending_result")):
+        return
+    auth = {"Authorization": f"Bearer {demo.token}"}
+    status = httpx.get(f"{demo.url}api/staff/status", headers=auth, timeout=30).json()
+    for a in status["staff_alerts"]:
+        if a["hand_index"] == state["hand_index"] and not a.get("dismissed"):
+            httpx.post(f"{demo.url}api/staff/correct", headers=auth, timeout=30,
+                       json={"what": "dismiss_alert", "reason": "fault seen by staff", "data": {"index": a["index"]}})
+    httpx.post(f"{demo.url}api/staff/confirm", headers=auth, timeout=30, json={"hand_index": state["hand_index"]})
+
+
 def injected(name: str, injects: tuple[str, ...]) -> list[dict]:
     script = sim_script.load_script(str(_sample(name)), injects=[sim_script.parse_inject(i) for i in injects])
     return [f for h in script.hands for f in h.faults]
@@ -48,7 +63,7 @@ def test_injected_faults_are_caught_with_seat_and_tile(tmp_path):
         for demo in demos.values():
             demo.ready()
         for case, demo in demos.items():
-            states[case] = demo.wait_played()
+            states[case] = demo.wait_played(staff=release_held)
     finally:
         for demo in demos.values():
             demo.terminate()

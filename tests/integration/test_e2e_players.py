@@ -7,9 +7,9 @@ and end on the scores the rules engine gives for the script, worked out by the p
 
 from __future__ import annotations
 
-import pytest
-
 import json
+
+import pytest
 
 from hardware.sim.players_fan import play_game
 from tests.integration.test_e2e_demo import Demo

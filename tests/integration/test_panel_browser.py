@@ -4,12 +4,14 @@ reconnects after the daemon restarts. A screenshot is kept under artifacts/."""
 from __future__ import annotations
 
 import contextlib
+import json
 
 import httpx
 import pytest
 
 from controller import events as ev
 from controller.daemon_parts import write_feed
+from controller.panel.app import STATIC
 from tests.integration.daemonproc import DaemonProc, free_port, write_config
 
 pytestmark = pytest.mark.browser
@@ -62,7 +64,7 @@ def test_panel_renders_updates_live_and_reconnects(tmp_path, page, artifacts_dir
             shown = page.text_content(f"#score-{seat}").replace(",", "")
             assert int(shown) == state["seats"][seat]["score"]
         page.wait_for_selector('#machine[data-state="halted"]', timeout=30_000)
-        assert "lift_jam" in page.text_content("#machine")
+        assert "stopped" in page.text_content("#machine") and "lift_jam" in page.text_content("#machine-alert")
         # live: a staff reset is pushed over the WebSocket without a reload
         messages = page.evaluate("window.__jantaku.messages")
         res = httpx.post(f"{url}api/staff/reset", json={"reason": "jam cleared"},
@@ -86,7 +88,7 @@ def test_panel_renders_updates_live_and_reconnects(tmp_path, page, artifacts_dir
         page.wait_for_selector('#conn[data-connected="true"]', timeout=30_000)
         # the restarted daemon rebuilt its state from the log and goes on live
         page.wait_for_selector('#machine[data-state="halted"]', timeout=30_000)
-        assert "belt_slip" in page.text_content("#machine")
+        assert "belt_slip" in page.text_content("#machine-alert")
         page.screenshot(path=str(artifacts_dir / "panel-after-restart.png"), full_page=True)
     finally:
         assert daemon.stop() == 0
@@ -126,13 +128,14 @@ def test_display_shows_a_hand_of_a_recorded_game(tmp_path, page, artifacts_dir):
         assert shown and shown == state["dora_indicators"]
         assert page.eval_on_selector_all("#dora img", "els => els.map(e => e.alt)") == state["dora"]
         rivers = page.eval_on_selector_all(".seat .river", "els => els.map(e => e.querySelectorAll('img').length)")
-        assert sorted(rivers) == sorted(len(s["river"]) for s in state["seats"]) and sum(rivers) > 10
+        assert sorted(rivers) == sorted(len(s["discards"]) for s in state["seats"]) and sum(rivers) > 10
         for seat in range(4):
             assert int(page.text_content(f"#score-{seat}").replace(",", "")) == state["seats"][seat]["score"]
         result = page.text_content("#result")
         win = state["pending_result"]["wins"][0]
-        assert "to confirm" in result and f"{win['han']} han" in result and f"{win['points']} points" in result
-        assert all(name in result for name, _han in win["yaku"])
+        assert "to confirm" in result and f"{win['han']} han" in result and f"{win['points']:,} points" in result
+        en = json.loads((STATIC / "i18n" / "en.json").read_text(encoding="utf-8"))
+        assert all(en["yaku"][name][0] in result for name, _han in win["yaku"])   # by name, not the code id
         page.screenshot(path=str(artifacts_dir / "panel-recorded-hand.png"), full_page=True)
 
 
@@ -145,7 +148,7 @@ def test_display_shows_a_hong_kong_hand_in_fan_with_its_flowers(tmp_path, page, 
     with showing_a_result(tmp_path, page, [start, *table.events]) as state:
         win = state["pending_result"]["wins"][0]
         result = page.text_content("#result")
-        assert f"{win['fan']} fan" in result and f"{win['points']} points" in result and " han " not in result
+        assert f"{win['fan']} fan" in result and f"{win['points']:,} points" in result and " han " not in result
         flowers = page.eval_on_selector_all(
             ".seat", "els => els.map(e => [Number(e.dataset.seat), [...e.querySelectorAll('.flowers img')].map(i => i.alt)])")
         assert sorted(flowers) == [[i, seat["flowers"]] for i, seat in enumerate(state["seats"])]

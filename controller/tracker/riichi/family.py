@@ -28,6 +28,7 @@ from controller import events as ev
 from controller.rules import tiles as T
 from controller.rules.dora import dora_of
 from controller.rules.ruleset import RuleSet
+from controller.tracker.riichi import actions as ACTIONS
 from controller.tracker.riichi import melds as MELDS
 from controller.tracker.riichi import play as PLAY
 from controller.tracker.riichi import result as RES
@@ -45,8 +46,13 @@ class RiichiFamily:
         ev.RiichiStick: PLAY.on_stick,
         ev.IndicatorRevealed: PLAY.on_indicator,
         ev.HandRevealed: RES.on_revealed,
+        # staff actions: checked, applied whole or not at all, kept in a history, undoable
+        # (controller.tracker.riichi.actions); the engine's common ones serve the fan family
+        ev.ConfirmResult: lambda s, e, now, cmds: ACTIONS.guarded(RIICHI, s, e, now, cmds),
+        ev.VoidHand: lambda s, e, now, cmds: ACTIONS.guarded(RIICHI, s, e, now, cmds),
+        ev.Correction: lambda s, e, now, cmds: ACTIONS.guarded(RIICHI, s, e, now, cmds),
     }
-    corrections = {"indicator": RES.correct_indicator}
+    corrections: dict = {}    # every riichi correction is an action of controller.tracker.riichi.actions
 
     declare_tsumo = staticmethod(RES.declare_tsumo)
     declare_ron = staticmethod(RES.declare_ron)

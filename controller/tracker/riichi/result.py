@@ -1,6 +1,6 @@
 """The riichi tracker at a hand's end: declarations (tsumo, ron, nine terminals), revealed
-hands, the confirmation of the result and the game flow after it, and the corrections only
-riichi has (an indicator). Handlers of the riichi family."""
+hands, the confirmation of the result and the game flow after it (held while
+:func:`~controller.tracker.riichi.held.holds_result`). Handlers of the riichi family."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from controller.rules.settlement import settle
 from controller.tracker import problems as PB
 from controller.tracker.hand import alert, begin_hand, census, ron_source, ron_tile, uncount
 from controller.tracker.riichi import play as PLAY
+from controller.tracker.riichi.held import holds_result
 from controller.tracker.riichi.scoring import compute_result
 from controller.tracker.riichi.state import GameState
 from controller.tracker.staff import claim_tsumo, sheet_row
@@ -175,6 +176,8 @@ def confirm(s: GameState, cmds: list, now: float) -> None:
     """Apply the shown result; the rules engine's game flow says what comes next."""
     out = s.result
     assert out is not None
+    if holds_result(s):   # a set error or cheating alert: staff decide first (controller.tracker.riichi.actions)
+        return
     rules = s.rules
     n = s.n_seats   # a three-player result has the replay's empty fourth seat: cut it off
     deltas = list(out["deltas"])[:n]
@@ -203,16 +206,3 @@ def confirm(s: GameState, cmds: list, now: float) -> None:
     s.round, s.honba = nxt.round, nxt.honba
     s.hand_index += 1
     begin_hand(s, cmds, now)
-
-
-def correct_indicator(s: GameState, d: dict, now: float, cmds: list) -> None:
-    """Staff set an indicator (``index``, ``tile``, ``is_ura``): one already read, or the next one."""
-    k = int(d.get("index", 0))
-    target = s.ura if d.get("is_ura") else s.indicators
-    tile = T.check(d["tile"])
-    if not 0 <= k <= len(target):
-        raise ValueError(f"indicator index {k}: {len(target)} indicator(s) are known")
-    if k == len(target):
-        target.append(tile)
-    else:
-        target[k] = tile
