@@ -183,7 +183,6 @@
     if (window.confirm("End the game now and settle it at the scores as they stand?")) correct("end_game", {}, $("game-reason").value, "end game");
   };
   $("calib-refresh").onclick = refreshCalibration;
-  fetch("/enrol", { method: "HEAD" }).then((r) => { $("enrol-link").hidden = !r.ok; }).catch(() => {});
 
   P.connect((st) => {
     state = st;
