@@ -62,9 +62,22 @@ def act_out(script: S.Script) -> tuple[G.GameState, list[dict]]:
         for e in events:
             before = s.last_result
             s, _ = G.step(s, e, e.now)
+            s = _staff_release(s, e.now)
             if s.last_result is not before:
                 results.append(s.last_result)
     return s, results
+
+
+def _staff_release(s, now: float):
+    """The staff at the table: an alert that holds the hand's result (a set error, cheating) is seen
+    and dismissed with a reason, as the staff view does, so that the hand can be confirmed."""
+    from controller.tracker.riichi.held import holds_result
+    if getattr(s, "alerts", None) is None or not holds_result(s):
+        return s
+    for k, a in enumerate(s.alerts):
+        if a.get("hand_index") == s.hand_index and not a.get("dismissed"):
+            s, _ = G.step(s, ev.Correction(what="dismiss_alert", reason="seen by staff", data={"index": k}, now=now), now)
+    return s
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.stem[-28:])

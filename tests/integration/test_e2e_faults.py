@@ -169,7 +169,7 @@ def test_injected_faults_are_caught_through_the_daemons_own_parts(tmp_path):
         for demo in demos.values():
             demo.ready()
         for case, demo in demos.items():
-            states[case] = demo.wait_played(900)
+            states[case] = demo.wait_played(900, staff=release_held)
     finally:
         for demo in demos.values():
             demo.terminate()
