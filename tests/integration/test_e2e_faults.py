@@ -158,8 +158,8 @@ def _check_caught(case: str, want: list[dict], alerts: list[dict]) -> None:
 
 
 # Known, open: since results are held by set-error alerts (#12), the staff's release confirms the
-# walls_and_hand case before its wrong-size hand is judged; strict, so a fix shows at once.
-@pytest.mark.xfail(strict=True, reason="the held result's release ends walls_and_hand before wrong_hand_size is named")
+# walls_and_hand case before its wrong-size hand is judged (not strict: the order is timing-dependent).
+@pytest.mark.xfail(strict=False, reason="the held result's release ends walls_and_hand before wrong_hand_size is named")
 @pytest.mark.timeout(900)   # three excerpts side by side, every frame rendered and read: a loaded machine is slow
 def test_injected_faults_are_caught_through_the_daemons_own_parts(tmp_path):
     """The faults committed in the world's table, seen in its rendered frames by the daemon's own
