@@ -74,6 +74,20 @@ async def _messages(queue: asyncio.Queue):
             log.warning("world: not a message: %.200s", line)
 
 
+async def relay_commands(messages, handle) -> None:
+    """Hand each command record the daemon sends (``{"command": record}`` lines) to ``handle``
+    until the daemon's stream ends; a bad record is logged and skipped."""
+    async for msg in messages:
+        if "command" in msg:
+            try:
+                command = ev.from_record(msg["command"])
+            except ev.EventError as err:
+                log.warning("world: a bad command record: %s", err)
+                continue
+            if isinstance(command, ev.Command):
+                handle(command)
+
+
 def _write_atomic(path: Path, data: bytes) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_bytes(data)
@@ -118,15 +132,7 @@ async def run_own_eyes(args: argparse.Namespace, out: Stdout) -> int:
                 pass
 
     async def commands() -> None:
-        async for msg in messages:
-            if "command" in msg:
-                try:
-                    command = ev.from_record(msg["command"])
-                except ev.EventError as err:
-                    log.warning("world: a bad command record: %s", err)
-                    continue
-                if isinstance(command, ev.Command):
-                    part.handle(command)
+        await relay_commands(messages, part.handle)
         stop.set()
 
     ticker = asyncio.create_task(status_ticks())

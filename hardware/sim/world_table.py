@@ -339,7 +339,7 @@ class World:
 
 
 async def run_world(args: argparse.Namespace, out: Any) -> int:
-    from hardware.sim.world import _messages, _stdin_lines
+    from hardware.sim.world import _messages, _stdin_lines, relay_commands
     world = World(args, out)
     info = await asyncio.to_thread(world.start)
     loop = asyncio.get_running_loop()
@@ -368,15 +368,7 @@ async def run_world(args: argparse.Namespace, out: Any) -> int:
                 pass
 
     ticker = asyncio.create_task(status_ticks())
-    async for msg in messages:
-        if "command" in msg:
-            try:
-                command = ev.from_record(msg["command"])
-            except ev.EventError as err:
-                log.warning("world: a bad command record: %s", err)
-                continue
-            if isinstance(command, ev.Command):
-                world.on_command(command)
+    await relay_commands(messages, world.on_command)
     stop.set()
     await asyncio.to_thread(world.close)
     driver.join(timeout=5)
