@@ -47,8 +47,9 @@ def class_weights() -> np.ndarray:
     return w / w.sum()
 
 
-def _set_style(rng: np.random.Generator, designs: tuple[str, ...], heldout: bool) -> tile_art.TileStyle:
-    if not heldout and rng.random() < P_ARTWORK:
+def _set_style(rng: np.random.Generator, designs: tuple[str, ...], heldout: bool,
+               p_artwork: float = P_ARTWORK) -> tile_art.TileStyle:
+    if not heldout and rng.random() < p_artwork:
         style = design_style(ARTWORK, rng)
         if rng.random() < 0.5:  # exactly the scene renderer's default look
             style = tile_art.with_style(tile_art.DEFAULT_STYLE, stroke_px=style.stroke_px, glyph_scale=style.glyph_scale)
@@ -57,9 +58,10 @@ def _set_style(rng: np.random.Generator, designs: tuple[str, ...], heldout: bool
     return design_style(pool[int(rng.integers(len(pool)))], rng)
 
 
-def render_set(n: int, seed: int, *, heldout: bool = False, group: int = 64
+def render_set(n: int, seed: int, *, heldout: bool = False, group: int = 64, p_artwork: float = P_ARTWORK
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``n`` crops -> (images uint8 ``(n, S, S, 3)``, class index, rotation index); one tile set per ``group``."""
+    """``n`` crops -> (images uint8 ``(n, S, S, 3)``, class index, rotation index); one tile set per ``group``;
+    ``p_artwork``: the share of training sets in the artwork."""
     if heldout != (seed >= HELDOUT_SEED):
         raise ValueError(f"render_set: seed {seed} is on the wrong side of HELDOUT_SEED for heldout={heldout}")
     designs, cond = (HELDOUT_DESIGNS, HELDOUT_CONDITIONS) if heldout else (TRAIN_DESIGNS, TRAIN_CONDITIONS)
@@ -70,7 +72,7 @@ def render_set(n: int, seed: int, *, heldout: bool = False, group: int = 64
     style, backs, glossy = None, (), True
     for i in range(n):
         if i % group == 0:
-            style = _set_style(rng, designs, heldout)
+            style = _set_style(rng, designs, heldout, p_artwork)
             backs = set_backs(rng, cond)
             glossy = bool(rng.random() < 0.6)
         out_px = 64 if rng.random() < 0.3 else 44
