@@ -87,3 +87,18 @@ def test_render_crops_gives_labelled_crops_of_one_set():
     assert not all(np.array_equal(a[1], b[1]) for a, b in zip(out, train_side, strict=True))
     with pytest.raises(ValueError, match="unknown design"):
         tile_designs.render_crops("no-such-design", tiles, per_tile=1, seed=1)
+
+
+def test_scene_set_keeps_the_readers_crops_with_the_teachers_answers():
+    from vision.classifier import OnnxTileClassifier
+    from vision.decode import CLASSES, INPUT_SIZE
+
+    with pytest.raises(ValueError, match="held-out side"):
+        data.scene_set(1, data.HELDOUT_SEED)
+    teacher = OnnxTileClassifier()
+    xs, ys, rs = data.scene_set(2, seed=7, teacher=teacher)
+    assert xs.dtype == np.uint8 and xs.shape[1:] == (INPUT_SIZE, INPUT_SIZE, 3) and len(xs) == len(ys) == len(rs)
+    tile_logits, rot_logits = teacher.logits(list(xs))
+    assert list(tile_logits.argmax(1)) == list(ys) and list(rot_logits.argmax(1)) == list(rs)
+    faces = {CLASSES[i] for i in ys} - {"back", "none"}
+    assert len(faces) >= 10, faces      # river, meld and indicator faces, not only the walls

@@ -47,8 +47,9 @@ def class_weights() -> np.ndarray:
     return w / w.sum()
 
 
-def _set_style(rng: np.random.Generator, designs: tuple[str, ...], heldout: bool) -> tile_art.TileStyle:
-    if not heldout and rng.random() < P_ARTWORK:
+def _set_style(rng: np.random.Generator, designs: tuple[str, ...], heldout: bool,
+               p_artwork: float = P_ARTWORK) -> tile_art.TileStyle:
+    if not heldout and rng.random() < p_artwork:
         style = design_style(ARTWORK, rng)
         if rng.random() < 0.5:  # exactly the scene renderer's default look
             style = tile_art.with_style(tile_art.DEFAULT_STYLE, stroke_px=style.stroke_px, glyph_scale=style.glyph_scale)
@@ -57,9 +58,10 @@ def _set_style(rng: np.random.Generator, designs: tuple[str, ...], heldout: bool
     return design_style(pool[int(rng.integers(len(pool)))], rng)
 
 
-def render_set(n: int, seed: int, *, heldout: bool = False, group: int = 64
+def render_set(n: int, seed: int, *, heldout: bool = False, group: int = 64, p_artwork: float = P_ARTWORK
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``n`` crops -> (images uint8 ``(n, S, S, 3)``, class index, rotation index); one tile set per ``group``."""
+    """``n`` crops -> (images uint8 ``(n, S, S, 3)``, class index, rotation index); one tile set per ``group``;
+    ``p_artwork``: the share of training sets in the artwork."""
     if heldout != (seed >= HELDOUT_SEED):
         raise ValueError(f"render_set: seed {seed} is on the wrong side of HELDOUT_SEED for heldout={heldout}")
     designs, cond = (HELDOUT_DESIGNS, HELDOUT_CONDITIONS) if heldout else (TRAIN_DESIGNS, TRAIN_CONDITIONS)
@@ -70,7 +72,7 @@ def render_set(n: int, seed: int, *, heldout: bool = False, group: int = 64
     style, backs, glossy = None, (), True
     for i in range(n):
         if i % group == 0:
-            style = _set_style(rng, designs, heldout)
+            style = _set_style(rng, designs, heldout, p_artwork)
             backs = set_backs(rng, cond)
             glossy = bool(rng.random() < 0.6)
         out_px = 64 if rng.random() < 0.3 else 44
@@ -221,3 +223,89 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+# --------------------------------------------------------------------------- the scene renderer's own crops
+
+
+class _Recorder:
+    """A classifier that answers as ``teacher`` does and keeps every crop it is given (as the model sees it)."""
+
+    def __init__(self, teacher) -> None:
+        self.teacher = teacher
+        self.crops: list[np.ndarray] = []
+        self.labels: list[int] = []
+        self.rotations: list[int] = []
+
+    def classify(self, crops):
+        crops = list(crops)
+        guesses = self.teacher.classify(crops)
+        tl, rl = self.teacher.logits(crops)[:2]
+        for crop, t, r in zip(crops, tl, rl, strict=True):
+            self.crops.append(prep_one(crop))
+            self.labels.append(CLASSES.index(self.teacher.classes[int(np.argmax(t))]))
+            self.rotations.append(int(np.argmax(r)))
+        return guesses
+
+
+def _scene_table(layout, rng: np.random.Generator):
+    """A table in mid-hand: walls with gaps, an indicator, rivers with riichi tiles, melds, sometimes a revealed hand."""
+    from hardware.sim.scene import MeldShape, TableState
+
+    tiles = [t for t in ALL_TILES if not t.endswith("f") for _ in range(4)]
+    rng.shuffle(tiles)
+    st = TableState.full_walls(layout, back_colour=str(rng.choice(["blue", "yellow"])))
+    n = layout.profile.wall.stacks
+    for w in layout.wall_positions:
+        for i in range(int(rng.integers(0, 10))):
+            st.walls[w][(i + int(rng.integers(0, n))) % n] = int(rng.integers(0, 2))
+    w, s = int(rng.integers(0, 4)), int(rng.integers(1, n + 1))
+    st.indicators[(w, s)] = tiles.pop()
+    st.walls[w][s - 1] = 2
+    for seat in range(4):
+        length = int(rng.integers(0, 19))
+        riichi = int(rng.integers(0, max(length, 1))) if rng.random() < 0.5 else -1
+        st.rivers[seat] = [(tiles.pop(), i == riichi) for i in range(length)]
+        if rng.random() < 0.6:
+            t = tiles.pop()
+            st.melds[seat] = [MeldShape((t, t, t), sideways=int(rng.integers(0, 3)))]
+        st.standing[seat] = 10
+    return st
+
+
+def scene_set(frames: int, seed: int, teacher=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The crops the table reader cuts from ``frames`` frames of the scene renderer in its default look
+    (random tables and camera poses like the bench's, varied light and noise), labelled by ``teacher``
+    (default: the shipped model, which reads these frames exactly): (images, class index, rotation index).
+
+    Training on them keeps a fine-tuned model reading the simulated table as the shipped one does.
+    """
+    from hardware.sim.scene import SceneRenderer, pose_camera
+    from vision.calibration import calibrate
+    from vision.layout import load_profile
+    from vision.reader import TableReader
+
+    if seed >= HELDOUT_SEED:
+        raise ValueError(f"scene_set: seed {seed} is on the held-out side")
+    if teacher is None:
+        from vision.classifier import OnnxTileClassifier
+        teacher = OnnxTileClassifier()
+    profile = load_profile("riichi4")
+    rng = np.random.default_rng(seed)
+    rec = _Recorder(teacher)
+    made = 0
+    while made < frames:
+        pose = dict(tilt_deg=float(rng.uniform(0, 16)), azimuth_deg=float(rng.uniform(0, 360)),
+                    roll_deg=float(rng.uniform(-180, 180)), distance_mm=float(rng.uniform(980, 1220)))
+        r = SceneRenderer(profile, pose_camera(pose), light=float(rng.uniform(0.85, 1.15)),
+                          noise=float(rng.uniform(2, 5)))
+        st = _scene_table(r.layout, rng)
+        frame = r.render(st, seed=int(rng.integers(1 << 30)))
+        try:
+            reader = TableReader(profile, calibrate(frame, profile), rec)
+        except Exception:  # noqa: BLE001  a pose whose markers the calibration cannot solve: draw another
+            continue
+        for _ in range(3):  # the same table a few times: new noise, new light
+            reader.read(r.render(st, seed=int(rng.integers(1 << 30))))
+            made += 1
+    return np.stack(rec.crops), np.array(rec.labels, np.int64), np.array(rec.rotations, np.int64)
