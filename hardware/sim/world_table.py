@@ -119,7 +119,8 @@ class World:
         from vision.layout import load_profile
         self.mcu = SimMcuProcess.start(self.workdir / "mcu", time_scale=self.time_scale)
         self._new_table()
-        renderer = SceneRenderer(load_profile("riichi4"))
+        from hardware.sim.scene_delta import DeltaRenderer
+        renderer = DeltaRenderer(SceneRenderer(load_profile("riichi4")), seed=self.args.seed)   # draws what changed
         glare = float(os.environ.get("JANTAKU_SIM_CAMERA_ERRORS", "0") or 0)
         self.scene = LiveScene(renderer, self._state_now, seed=self.args.seed, glare=glare)
         self.camera = FrameServer(self.workdir / "camera.sock", self.scene.frame, on_frame=self._on_frame)
