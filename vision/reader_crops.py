@@ -28,10 +28,28 @@ class CropReading:
         """Square crops (crop_px) around tile tops, oriented as their owner reads them.
 
         All crops come from one ``cv2.remap``: crop pixel -> table mm at the top's height
-        (affine) -> frame pixel (that height's plane homography).
+        (affine) -> frame pixel (that height's plane homography). A tile's map depends only on
+        where it lies, so it is made once and kept (tiles lie still for many frames).
         """
         if not rects:
             return []
+        p = self.crop_px
+        cache = self._crop_maps
+        todo = [r for r in dict.fromkeys(rects) if r not in cache]
+        if todo:
+            if len(cache) + len(todo) > 4096:
+                cache.clear()
+            for r, mxy in zip(todo, self._maps(todo), strict=True):
+                cache[r] = mxy
+        maps = [cache[r] for r in rects]
+        n = len(rects)
+        mx = np.concatenate([m[0] for m in maps]) if n > 1 else maps[0][0]
+        my = np.concatenate([m[1] for m in maps]) if n > 1 else maps[0][1]
+        out = cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return [out[i * p:(i + 1) * p] for i in range(n)]
+
+    def _maps(self, rects: Sequence[TileRect]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per rect: the frame's x and y (crop_px x crop_px, float32) for each crop pixel."""
         p = self.crop_px
         q = np.array([r.corners for r in rects], np.float64)       # n, 4, 2
         ex = q[:, 1] - q[:, 0]
@@ -55,10 +73,7 @@ class CropReading:
             w = h20 * xs + h21 * ys + h22
             mx[sel] = (h00 * xs + h01 * ys + h02) / w
             my[sel] = (h10 * xs + h11 * ys + h12) / w
-        n = len(rects)
-        out = cv2.remap(frame, mx.reshape(n * p, p), my.reshape(n * p, p), cv2.INTER_LINEAR,
-                        borderMode=cv2.BORDER_REPLICATE)
-        return [out[i * p:(i + 1) * p] for i in range(n)]
+        return [(mx[i], my[i]) for i in range(len(rects))]
 
     def _plane_h(self, z_mm: float) -> np.ndarray:
         key = round(z_mm, 3)
