@@ -127,23 +127,28 @@ class CropReading:
         faces = [_face_fraction(r) if packed is not None and packed[i] else None for i, r in enumerate(rects)]
         if not self.reuse_crops:
             return self._classify_crops(crops, faces)
-        # a tile that looks as it did last frame keeps its answer: only changed crops are classified
+        # a tile that looks as it did last frame keeps its answer: only changed crops are classified.
+        # Only the places read in the last frame are kept: a place left empty (a called tile taken
+        # from the river) forgets its tile, so the next tile put there (the discarder's next, often a
+        # neighbour of the called one: 6m after 7m, alike in a thumbnail) is classified anew
         small = [cv2.resize(c, (8, 8), interpolation=cv2.INTER_AREA).astype(np.int16) for c in crops]
         keys = [(tuple(round(v, 1) for xy in r.corners for v in xy), r.z_mm) for r in rects]
+        last = self._crop_cache
+        kept: dict[tuple, tuple[np.ndarray, TileGuess]] = {}
         out: list[TileGuess | None] = []
         todo = []
         for i, (key, sig) in enumerate(zip(keys, small, strict=True)):
-            hit = self._crop_cache.get(key)
+            hit = last.get(key)
             if hit is not None and float(np.abs(hit[0] - sig).mean()) < _REUSE_DIFF:
                 out.append(hit[1])
+                kept[key] = hit
             else:
                 out.append(None)
                 todo.append(i)
         for i, guess in zip(todo, self._classify_crops([crops[i] for i in todo], [faces[i] for i in todo]), strict=True):
             out[i] = guess
-            self._crop_cache[keys[i]] = (small[i], guess)
-        if len(self._crop_cache) > 4096:
-            self._crop_cache.clear()
+            kept[keys[i]] = (small[i], guess)
+        self._crop_cache = kept
         return out  # type: ignore[return-value]
 
 
