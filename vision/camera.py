@@ -351,9 +351,9 @@ class StreamCamera:
             self._sock = None
         return False
 
-    def _recv(self, n: int) -> bytes:
+    def _recv(self, n: int) -> bytearray:
         assert self._sock is not None
-        buf = bytearray(n)
+        buf = bytearray(n)      # the frame's own buffer (np.frombuffer keeps it): no copy
         view = memoryview(buf)
         got = 0
         while got < n:
@@ -361,7 +361,7 @@ class StreamCamera:
             if k == 0:
                 raise ConnectionError("the stream ended")
             got += k
-        return bytes(buf)
+        return buf
 
     def read(self, now: float | None = None) -> np.ndarray | None:
         if self._state == STATE_CLOSED:

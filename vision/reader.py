@@ -166,6 +166,7 @@ class TableReader(StripParsing, CropReading):
         self._plane_cache: dict[float, np.ndarray] = {}
         self.reuse_crops = reuse_crops
         self._crop_cache: dict[tuple, tuple[np.ndarray, TileGuess]] = {}
+        self._crop_maps: dict[TileRect, tuple[np.ndarray, np.ndarray]] = {}   # reader_crops.crops
         self.revealed_rects: dict[int, list[TileRect]] = {}   # last read: position -> its revealed tiles' rects
         self._frame = np.zeros((1, 1, 3), np.uint8)
 

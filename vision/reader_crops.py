@@ -28,10 +28,28 @@ class CropReading:
         """Square crops (crop_px) around tile tops, oriented as their owner reads them.
 
         All crops come from one ``cv2.remap``: crop pixel -> table mm at the top's height
-        (affine) -> frame pixel (that height's plane homography).
+        (affine) -> frame pixel (that height's plane homography). A tile's map depends only on
+        where it lies, so it is made once and kept (tiles lie still for many frames).
         """
         if not rects:
             return []
+        p = self.crop_px
+        cache = self._crop_maps
+        todo = [r for r in dict.fromkeys(rects) if r not in cache]
+        if todo:
+            if len(cache) + len(todo) > 4096:
+                cache.clear()
+            for r, mxy in zip(todo, self._maps(todo), strict=True):
+                cache[r] = mxy
+        maps = [cache[r] for r in rects]
+        n = len(rects)
+        mx = np.concatenate([m[0] for m in maps]) if n > 1 else maps[0][0]
+        my = np.concatenate([m[1] for m in maps]) if n > 1 else maps[0][1]
+        out = cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return [out[i * p:(i + 1) * p] for i in range(n)]
+
+    def _maps(self, rects: Sequence[TileRect]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per rect: the frame's x and y (crop_px x crop_px, float32) for each crop pixel."""
         p = self.crop_px
         q = np.array([r.corners for r in rects], np.float64)       # n, 4, 2
         ex = q[:, 1] - q[:, 0]
@@ -55,10 +73,7 @@ class CropReading:
             w = h20 * xs + h21 * ys + h22
             mx[sel] = (h00 * xs + h01 * ys + h02) / w
             my[sel] = (h10 * xs + h11 * ys + h12) / w
-        n = len(rects)
-        out = cv2.remap(frame, mx.reshape(n * p, p), my.reshape(n * p, p), cv2.INTER_LINEAR,
-                        borderMode=cv2.BORDER_REPLICATE)
-        return [out[i * p:(i + 1) * p] for i in range(n)]
+        return [(mx[i], my[i]) for i in range(len(rects))]
 
     def _plane_h(self, z_mm: float) -> np.ndarray:
         key = round(z_mm, 3)
@@ -112,23 +127,28 @@ class CropReading:
         faces = [_face_fraction(r) if packed is not None and packed[i] else None for i, r in enumerate(rects)]
         if not self.reuse_crops:
             return self._classify_crops(crops, faces)
-        # a tile that looks as it did last frame keeps its answer: only changed crops are classified
+        # a tile that looks as it did last frame keeps its answer: only changed crops are classified.
+        # Only the places read in the last frame are kept: a place left empty (a called tile taken
+        # from the river) forgets its tile, so the next tile put there (the discarder's next, often a
+        # neighbour of the called one: 6m after 7m, alike in a thumbnail) is classified anew
         small = [cv2.resize(c, (8, 8), interpolation=cv2.INTER_AREA).astype(np.int16) for c in crops]
         keys = [(tuple(round(v, 1) for xy in r.corners for v in xy), r.z_mm) for r in rects]
+        last = self._crop_cache
+        kept: dict[tuple, tuple[np.ndarray, TileGuess]] = {}
         out: list[TileGuess | None] = []
         todo = []
         for i, (key, sig) in enumerate(zip(keys, small, strict=True)):
-            hit = self._crop_cache.get(key)
+            hit = last.get(key)
             if hit is not None and float(np.abs(hit[0] - sig).mean()) < _REUSE_DIFF:
                 out.append(hit[1])
+                kept[key] = hit
             else:
                 out.append(None)
                 todo.append(i)
         for i, guess in zip(todo, self._classify_crops([crops[i] for i in todo], [faces[i] for i in todo]), strict=True):
             out[i] = guess
-            self._crop_cache[keys[i]] = (small[i], guess)
-        if len(self._crop_cache) > 4096:
-            self._crop_cache.clear()
+            kept[keys[i]] = (small[i], guess)
+        self._crop_cache = kept
         return out  # type: ignore[return-value]
 
 

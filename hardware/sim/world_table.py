@@ -43,6 +43,11 @@ log = logging.getLogger(__name__)
 
 STEP_S = 0.5
 FRAMES_PER_CHANGE = 4          # frames the camera takes of each change before the next one
+# more frames before a button that declares on what lies on the table (tsumo, ron, a draw): the
+# daemon's tracker commits a change once 3 of 5 frames show it and the hand over the table hides
+# it in the first 2, and its camera asks for a frame only once it has read the last one; so after
+# 4 + 4 frames served, the change's events are posted before the button's (a player reacts later)
+REACT_FRAMES = 4
 RESULT_WAIT_S = 120.0
 SETTLE_FRAMES = 6              # frames of the hands laid down before the dealer looks at the display
 RESULT_FRAMES = 30             # frames to wait for a result made after the last hand was shown
@@ -119,7 +124,8 @@ class World:
         from vision.layout import load_profile
         self.mcu = SimMcuProcess.start(self.workdir / "mcu", time_scale=self.time_scale)
         self._new_table()
-        renderer = SceneRenderer(load_profile("riichi4"))
+        from hardware.sim.scene_delta import DeltaRenderer
+        renderer = DeltaRenderer(SceneRenderer(load_profile("riichi4")), seed=self.args.seed)   # draws what changed
         glare = float(os.environ.get("JANTAKU_SIM_CAMERA_ERRORS", "0") or 0)
         self.scene = LiveScene(renderer, self._state_now, seed=self.args.seed, glare=glare)
         self.camera = FrameServer(self.workdir / "camera.sock", self.scene.frame, on_frame=self._on_frame)
@@ -296,6 +302,8 @@ class World:
                 continue
             if nxt["op"] == "press" and nxt["action"] == "ok":
                 self._await_result()
+            elif nxt["op"] == "press" and nxt["action"] in ("tsumo", "ron", "draw"):
+                self._wait_frames(REACT_FRAMES)
             op = table.step()
             if op is None:
                 continue

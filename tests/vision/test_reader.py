@@ -150,6 +150,31 @@ def test_reuse_crops_classifies_only_what_changed():
     assert first + 1 <= clf.seen <= first + 3     # the new tile (and a neighbour whose crop it enters)
 
 
+def test_reuse_crops_forgets_a_place_left_empty():
+    """A river tile taken by a call leaves its place empty; the discarder's next tile lands there and
+    must be classified anew, even one that looks alike in a thumbnail (the daemon's rendered games
+    read a 6m put where a called 7m lay as the 7m: a fifth 7m)."""
+    from vision.decode import TileGuess
+
+    class Answering:
+        face = "7m"
+
+        def classify(self, crops):
+            return [TileGuess(self.face, 0.9, 0) for _ in crops]
+
+    rt = rendered("top")
+    clf = Answering()
+    reader = TableReader(rt.profile, rt.calibration, clf, reuse_crops=True)
+    placed = rt.state.copy()
+    placed.rivers[2] = placed.rivers[2] + [("9p", False)]
+    assert reader.read(rt.renderer.render(placed, seed=1)).rivers[2][-1].tile == "7m"
+    clf.face = "6m"                                          # what the classifier says of a new crop now
+    taken = reader.read(rt.renderer.render(rt.state, seed=2))        # the place is empty
+    assert len(taken.rivers[2]) == len(placed.rivers[2]) - 1
+    again = reader.read(rt.renderer.render(placed, seed=3))          # a tile put there again
+    assert again.rivers[2][-1].tile == "6m"                  # read anew, not the answer of the tile before
+
+
 @pytest.mark.parametrize("pose", ["tilted", "tilt15_askew"])
 def test_a_tile_of_the_other_set_is_seen_in_the_walls(tile_model, pose):
     rt = rendered(pose)
