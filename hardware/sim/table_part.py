@@ -171,7 +171,10 @@ class SimTablePart:
         if self.workdir is None:
             from firmware_bridge.scratch import make_scratch  # earlier runs' leftovers removed first
             self.workdir = make_scratch("simtable")
-        self.sim = await asyncio.to_thread(SimMcuProcess.start, self.workdir / "mcu", time_scale=self.time_scale)
+        # a three-wall table for three-player scripts (its lift reports three walls)
+        model = ["--model", "sanma"] if self._profile_name() == "sanma" else []
+        self.sim = await asyncio.to_thread(SimMcuProcess.start, self.workdir / "mcu", time_scale=self.time_scale,
+                                           extra=model)
         self.serial = SerialTable.over(self.sim.port, on_event=self._on_link_event, link_timeout_s=3.0,
                                        reply_timeout_s=1.0)
         self.serial.mcu.ack_timeout_s = 5.0      # a loaded machine may answer slowly; the link retransmits
