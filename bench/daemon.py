@@ -4,14 +4,15 @@
 
 - ``event_to_panel_ms_median``: from the moment the camera delivers the first frame that
   holds a new discard to the next frame headless Chromium draws of the panel's display page
-  with that discard in the river: through the daemon's own camera part (``TableReader`` with
-  calibration and the shipped ONNX classifier, the voting ``TableTracker``), the event store
-  (committed), the game tracker, the panel's WebSocket and the page's own rendering. A hand of
-  the packaged game with calls and a riichi is acted out by the simulated table
-  (``hardware.sim.table.SimTable``) in front of the camera, every change rendered by the scene
-  (no render time in the figure); the lift, the dice and the seat buttons reach the daemon as
-  its firmware and GPIO parts post them. The discards timed are those made once a call and a
-  riichi stick lie on the table. Target <= 100.
+  with that discard in the river: through the frame-stream socket and the daemon's own camera
+  part (``StreamCamera``, ``TableReader`` with calibration and the shipped ONNX classifier,
+  the voting ``TableTracker``), the event store (committed), the game tracker, the panel's
+  WebSocket and the page's own rendering. A hand of the packaged game with calls and a riichi
+  is acted out by the simulated table (``hardware.sim.table.SimTable``) in front of the
+  camera, every change rendered by the scene (no render time in the figure); the lift, the
+  dice and the seat buttons are posted to the daemon under the sources its firmware and GPIO
+  parts use (not through the MCU pty and the mock pins: no camera frame waits on them). The
+  discards timed are those made once a call and a riichi stick lie on the table. Target <= 100.
 - ``rss_mb``: resident memory of ``tablectl demo --eyes daemon`` on the physically simulated
   table (the daemon's own firmware part on the world's MCU pty, mock pins, the camera part
   reading the world's frame stream with the ONNX model; the world is another process, not
@@ -80,10 +81,12 @@ def measure_start_and_rss(runs: int) -> tuple[float, float]:
 
 
 class SceneCamera:
-    """Serves rendered frames of the table as it stands, as a camera delivers them.
+    """The frames of the table as it stands, delivered at ``fps`` to the frame-stream server (the
+    simulated table's ``hardware.sim.world_camera.FrameServer``) that the daemon's
+    ``StreamCamera`` reads, as on the simulated table.
 
     ``show(frames)`` puts the table's next state in front of the camera and returns its step; the
-    first frame of a step that is read marks ``t_first[step]`` (wall-clock seconds, comparable with
+    first frame of a step that is sent marks ``t_first[step]`` (wall-clock seconds, comparable with
     the browser's ``Date.now()``: the moment the camera delivered a frame holding it).
     """
 
@@ -102,7 +105,7 @@ class SceneCamera:
             self.step += 1
             return self.step
 
-    def read(self, now: float | None = None):
+    def frame(self):
         if self.period:
             wait = self._last + self.period - time.monotonic()
             if wait > 0:
@@ -115,13 +118,6 @@ class SceneCamera:
         if step not in self.t_first:
             self.t_first[step] = time.time()
         return frame
-
-    def status(self):
-        from vision.camera import CameraStatus
-        return CameraStatus("ok", "bench scene", self.n)
-
-    def close(self) -> None:
-        pass
 
 
 # The display page records, for each change of a river's tile count, when the next animation
@@ -152,8 +148,9 @@ SHOW_TIMEOUT_S = 10.0
 
 def measure_event_to_panel(n_discards: int, model: str | None, fps: float) -> list[float]:
     """One hand of the packaged game (calls and a riichi in it) acted out by the simulated table
-    (``hardware.sim.table.SimTable``) in front of the daemon's own camera part (TableReader with
-    the ONNX model, TableTracker) inside a daemon with its event store and panel; the lift, dice
+    (``hardware.sim.table.SimTable``) in front of the daemon's own camera part (its StreamCamera on
+    a frame-stream socket, TableReader with the ONNX model, TableTracker) inside a daemon with its
+    event store and panel; the lift, dice
     and seat buttons reach it as the firmware and GPIO parts post them. Headless Chromium shows
     the panel's display page. For each discard: ms from the first camera frame holding it to the
     page's next drawn frame after its river grew."""
@@ -169,7 +166,9 @@ def measure_event_to_panel(n_discards: int, model: str | None, fps: float) -> li
     from hardware.sim import script as sim_script
     from hardware.sim.scene import SceneRenderer, TableState, pose_camera
     from hardware.sim.table import VISIBLE_OPS, SimTable, frame_breaks
+    from hardware.sim.world_camera import FrameServer
     from vision.calibration import calibrate
+    from vision.camera import StreamCamera
     from vision.classifier import DEFAULT_MODEL, OnnxTileClassifier
     from vision.layout import load_profile
     from vision.reader import TableReader
@@ -190,8 +189,10 @@ def measure_event_to_panel(n_discards: int, model: str | None, fps: float) -> li
         return [renderer.render(state, seed=next(seeds)) for _ in range(3)]
 
     camera = SceneCamera(frames_of(table.snapshot()), fps)
+    server = FrameServer(Path(tempfile.mkdtemp(prefix="jt-cam-")) / "frames.sock", camera.frame)
     classifier = OnnxTileClassifier(model or DEFAULT_MODEL, threads=1)
-    part = CameraPart(camera, TableReader(profile, calibration, classifier), TableTracker(), fps=0)
+    part = CameraPart(StreamCamera(server.path), TableReader(profile, calibration, classifier), TableTracker(),
+                      fps=0)
 
     data = tempfile.mkdtemp(prefix="jt-bench-e2p-")
     port = free_port()
@@ -290,6 +291,7 @@ def measure_event_to_panel(n_discards: int, model: str | None, fps: float) -> li
     loop = loop_box["loop"]
     loop.call_soon_threadsafe(daemon.request_stop)
     thread.join(timeout=30)
+    server.close()
     store.close()
     return latencies
 
