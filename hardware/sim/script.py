@@ -71,6 +71,7 @@ import random
 from collections import Counter
 from typing import Any
 
+from controller.rules import dice as DC
 from controller.rules import tenhou as TH
 from controller.rules import tiles as T
 from controller.rules import walls as WL
@@ -110,10 +111,12 @@ def build_script(log: Any, *, injects: tuple[Fault, ...] | list[Fault] = (), see
         game = log if isinstance(log, TH.LogGame) else TH.parse_log(log, source)
     except TH.LogError as err:
         raise ScriptError(str(err)) from None
-    if game.players != 4:
-        raise ScriptError(f"{source}: only four-player logs can be acted out, this one has {game.players}")
+    table_rules = load_rules(ruleset)
+    if game.players != table_rules.players:
+        raise ScriptError(f"{source}: a log of {game.players} players cannot be acted out at a table of "
+                          f"{ruleset!r} ({table_rules.players} seats)")
     # the set's red fives as the log's "rule" says (a game without reds has four plain fives)
-    rules = dataclasses.replace(load_rules(ruleset), red_fives=rules_for_log(game).red_fives)
+    rules = dataclasses.replace(table_rules, red_fives=rules_for_log(game).red_fives)
     by_hand: dict[int, list[Fault]] = {}
     for f in injects:
         if f.rule not in INJECTABLE_RULES:
@@ -160,6 +163,7 @@ def _build_hand(lh: TH.LogHand, rules: RuleSet, rng: random.Random, faults: list
     proc = rules.procedures
     dealer = lh.dealer
     dice = (rng.randint(1, 6), rng.randint(1, 6))
+    roller = DC.next_roller(proc.break_method, dealer, [])[0] if proc.walls == 3 else dealer
     lay = WL.plan(proc, dealer, [dice])
     live = [e.tile for e in lh.events if isinstance(e, TH.Draw) and not e.is_rinshan]
     repl = [e.tile for e in lh.events if isinstance(e, TH.Draw) and e.is_rinshan]
@@ -186,9 +190,9 @@ def _build_hand(lh: TH.LogHand, rules: RuleSet, rng: random.Random, faults: list
         raise ScriptError(f"{where}: the walls cannot be laid out: {err}") from None
     hb = HandBuilder(lh, rules, rng, where)
     ws = WL.WallState(lay, tiles)
-    hb.add({"op": "lift", "counts": [2 * proc.stacks_per_side] * 4, "odd_backs": []})
-    hb.add({"op": "press", "seat": dealer, "action": "dice"})
-    hb.add({"op": "dice", "seat": dealer, "dice": list(dice)})
+    hb.add({"op": "lift", "counts": [2 * proc.stacks_per_side] * proc.walls, "odd_backs": []})
+    hb.add({"op": "press", "seat": roller, "action": "dice"})
+    hb.add({"op": "dice", "seat": roller, "dice": list(dice)})
     for seat, slot in lay.deal_takes:
         hb.add({"op": "take", "seat": seat, "wall": slot.seat, "stack": slot.stack, "layer": slot.layer,
                 "tile": tiles[slot]})
@@ -220,7 +224,8 @@ def _build_hand(lh: TH.LogHand, rules: RuleSet, rng: random.Random, faults: list
             is_cut = True
             break
         if isinstance(e, TH.Draw):
-            take = ws.draw_replacement("kan") if e.is_rinshan else ws.draw()
+            after_north = i > 0 and isinstance(lh.events[i - 1], TH.Nuki)
+            take = ws.draw_replacement("north" if after_north else "kan") if e.is_rinshan else ws.draw()
             if take.tile != e.tile:
                 raise ScriptError(f"{where}: the wall gives {take.tile} where the log draws {e.tile}")
             hb.add({"op": "take", "seat": e.seat, "wall": take.slot.seat, "stack": take.slot.stack,
@@ -271,8 +276,12 @@ def _build_hand(lh: TH.LogHand, rules: RuleSet, rng: random.Random, faults: list
                 flip_after_draw = True   # a closed kan's indicator turns at once (after the replacement)
             elif not (is_last and result.outcome == "win"):
                 pending_flips += 1
+        elif isinstance(e, TH.Nuki):
+            # three-player: a north set aside face up; its replacement follows from the dead wall
+            hb.add({"op": "nuki", "seat": e.seat, "tile": e.tile})
+            hb.players[e.seat].give(e.tile)
         else:
-            raise ScriptError(f"{where}: {type(e).__name__} cannot be acted out at a four-player table")
+            raise ScriptError(f"{where}: {type(e).__name__} cannot be acted out at the table")
     if is_cut:
         hb.add({"op": "press", "seat": dealer, "action": "ok"})
     else:

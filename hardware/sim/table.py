@@ -77,15 +77,18 @@ class SimTable:
                  press: Callable[[int, str], None] | None = None, stacks: int | None = None) -> None:
         if not script.hands:
             raise SimTableError(f"{script.source}: the script has no hands")
-        if stacks is None:      # the walls of the script's rules (17 stacks; 18 for a set with flowers)
-            try:
-                stacks = load_rules(script.ruleset).procedures.stacks_per_side
-            except RuleSetError:
-                stacks = STACKS
+        n_walls = 4
+        try:      # the walls of the script's rules (17 stacks; 18 for a set with flowers; three in sanma)
+            procedures = load_rules(script.ruleset).procedures
+            n_walls = procedures.walls
+            stacks = procedures.stacks_per_side if stacks is None else stacks
+        except RuleSetError:
+            stacks = STACKS if stacks is None else stacks
         self.script = script
         self.control = control
         self.press = press
         self.stacks = stacks
+        self.n_walls = n_walls
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
         self.scene = TableState()
@@ -163,8 +166,8 @@ class SimTable:
     def lift_counts(self, hand: int) -> tuple[list[int], list[int]]:
         """Stacks and tiles per wall that the MCU counts when it raises ``hand``'s walls."""
         h = self.script.hands[hand]
-        stacks, tiles = [0] * 4, [0] * 4
-        for seat in range(4):
+        stacks, tiles = [0] * self.n_walls, [0] * self.n_walls
+        for seat in range(self.n_walls):
             # a wall may rise with a stack too many (an injected stack_count): the MCU counts it too
             last = max([self.stacks] + [slot.stack for slot, tile in h.walls.items()
                                         if slot.seat == seat and tile is not None])
@@ -238,7 +241,7 @@ class SimTable:
         """The old hand is pushed into the centre; the new walls stand as the MCU raised them."""
         h = self.hand
         walls: dict[int, list[int]] = {}
-        for seat in range(4):
+        for seat in range(self.n_walls):
             # the camera's wall slots: a stack too many (an injected stack_count) stands past them,
             # untouched all hand; the MCU's lift count has it (lift_counts)
             walls[seat] = [sum(1 for layer in (WL.UPPER, WL.LOWER)

@@ -97,6 +97,7 @@ class SimTablePart:
         self.events_posted = 0
         self.lamps: dict[int, str] = {}
         self._last_frame: Any = None
+        self._jpeg_failed = False
         # the camera's error knob: per frame, the chance that one face-up tile is misread or lost
         self.misread_rate = float(os.environ.get("JANTAKU_SIM_CAMERA_ERRORS", "0") or 0)
         if not 0.0 <= self.misread_rate <= 0.5:
@@ -120,10 +121,23 @@ class SimTablePart:
         from vision.classifier import DEFAULT_MODEL
         return "rendered" if DEFAULT_MODEL.is_file() else "perfect"
 
+    def _profile_name(self) -> str:
+        """The table profile whose walls the script's set stands in: 18-stack walls of 144 tiles
+        (``hk144``), three walls of 108 (``sanma``), else the riichi table's 17 stacks."""
+        from controller.rules.ruleset import RuleSetError
+        from controller.rules.ruleset import load as load_rules
+        try:
+            procedures = load_rules(self.script.ruleset).procedures
+        except RuleSetError:
+            return "riichi4"
+        if procedures.stacks_per_side != 18:
+            return "riichi4"
+        return "sanma" if procedures.walls == 3 else "hk144"
+
     def _setup_camera(self) -> None:
         from hardware.sim.scene import SceneRenderer, TableState
         from vision.layout import load_profile
-        self.renderer = SceneRenderer(load_profile("riichi4"))
+        self.renderer = SceneRenderer(load_profile(self._profile_name()))
         if self.camera_mode != "rendered":
             return
         from vision.calibration import calibrate
@@ -157,7 +171,10 @@ class SimTablePart:
         if self.workdir is None:
             from firmware_bridge.scratch import make_scratch  # earlier runs' leftovers removed first
             self.workdir = make_scratch("simtable")
-        self.sim = await asyncio.to_thread(SimMcuProcess.start, self.workdir / "mcu", time_scale=self.time_scale)
+        # a three-wall table for three-player scripts (its lift reports three walls)
+        model = ["--model", "sanma"] if self._profile_name() == "sanma" else []
+        self.sim = await asyncio.to_thread(SimMcuProcess.start, self.workdir / "mcu", time_scale=self.time_scale,
+                                           extra=model)
         self.serial = SerialTable.over(self.sim.port, on_event=self._on_link_event, link_timeout_s=3.0,
                                        reply_timeout_s=1.0)
         self.serial.mcu.ack_timeout_s = 5.0      # a loaded machine may answer slowly; the link retransmits
@@ -209,10 +226,19 @@ class SimTablePart:
                 "events": self.events_posted, "error": self.error}
 
     def latest_jpeg(self) -> bytes | None:
+        """The last frame as JPEG (the perfect camera draws the table now); None when there is none.
+        A table the scene cannot draw is logged once and gives None: the picture is for people, and
+        the status beside it must go on."""
         if self.renderer is None or self.table is None:
             return None
         import cv2
-        frame = self._last_frame if self._last_frame is not None else self.renderer.render(self.table.snapshot())
+        try:
+            frame = self._last_frame if self._last_frame is not None else self.renderer.render(self.table.snapshot())
+        except ValueError as err:
+            if not self._jpeg_failed:
+                self._jpeg_failed = True
+                log.warning("sim table: cannot draw the table for the staff view: %s", err)
+            return None
         ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 85])
         return buf.tobytes() if ok else None
 

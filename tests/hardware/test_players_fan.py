@@ -25,14 +25,16 @@ GAMES = {"hk": (0, 1), "chinese": (0, 2), "competition": (0, 1)}
 HANDS = 4
 
 
-def act_out(script: S.Script) -> tuple[G.GameState, list[dict]]:
+def act_out(script: S.Script, *, red_fives: tuple[str, ...] | None = ()) -> tuple[G.GameState, list[dict]]:
     """The simulated table performs ``script``; the tracker sees MCU reports, buttons and the
-    error-free camera only."""
+    error-free camera only. ``red_fives``: the set's red fives as staff start the game (None: the
+    ruleset's own)."""
     stacks = load_rules(script.ruleset).procedures.stacks_per_side
     table = table_mod.SimTable(script, stacks=stacks)
     eyes = eyes_mod.ViewTracker()
     first = script.hands[0]
-    s, _ = G.step(G.new_state(), ev.StartGame(ruleset=script.ruleset, red_fives=(), start_round=first.round,
+    s, _ = G.step(G.new_state(), ev.StartGame(ruleset=script.ruleset, players=tuple(script.players),
+                                              red_fives=red_fives, start_round=first.round,
                                               start_scores=tuple(first.scores)), 0.0)
     results, now = [], 0.0
     while not table.finished:
