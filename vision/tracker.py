@@ -104,6 +104,24 @@ class TableTracker:
         self._called: dict[int, list[str]] = {}     # position -> tiles melds took from its river
         self._odd_reveal: dict[int, tuple[tuple, int]] = {}   # position -> (odd-sized hand, views it lay)
 
+    def resume(self, *, rivers: dict[int, list[tuple[str, bool]]] | None = None,
+               melds: dict[int, list[str]] | None = None, revealed: dict[int, tuple[str, ...]] | None = None,
+               sticks: set[int] | frozenset[int] = frozenset()) -> None:
+        """Start from a table the game already knows (the daemon started again mid-hand), by game
+        seat: ``rivers`` the tiles still lying in each river with their sideways flag, ``melds``
+        the kinds of each seat's melds in order, ``revealed`` the hands lying face up, ``sticks``
+        the seats whose riichi stick is out. What is seen of these is then not reported again;
+        the walls are taken as first seen (as at any start), so only later changes count."""
+        self.new_hand()
+        for seat, tiles in (rivers or {}).items():
+            self._c.rivers[self.position(seat)] = [(str(t), bool(side)) for t, side in tiles]
+        for seat, kinds in (melds or {}).items():
+            # the kind is what a later kan on a pon needs; the other fields are never matched again
+            self._c.melds[self.position(seat)] = [(str(k), (), None, None, None) for k in kinds]
+        for seat, tiles in (revealed or {}).items():
+            self._c.revealed[self.position(seat)] = tuple(tiles)
+        self._c.sticks = {self.position(seat) for seat in sticks}
+
     # ---- voting helpers
     def _tile(self, t: SeenTile) -> str:
         return t.tile if t.confidence >= self.min_confidence else "none"
@@ -181,7 +199,13 @@ class TableTracker:
             votes = [v.other_backs[w][stack - 1] for v in self._views
                      if w in v.other_backs and len(v.other_backs[w]) >= stack]
             best = self._majority(votes)
-            if best:
+            # the other set's tile stands in the wall in every view; an arm reaching over the wall
+            # lies on a slot for a frame or two at a time (seen in default runs: "the other set's
+            # back (orange)" on the middle stack of a wall, holding the result): the last ``need``
+            # views in a row must all see it
+            recent = [v.other_backs[w][stack - 1] if w in v.other_backs and len(v.other_backs[w]) >= stack else ""
+                      for v in list(self._views)[-self.need:]]
+            if best and all(recent):
                 self._c.other_backs.add((w, stack))
                 events.append(WallBack(wall=self.seat(w), stack=stack, colour=str(best), now=now))
 

@@ -275,3 +275,28 @@ def test_a_revealed_hand_of_the_wrong_size_is_reported_once_it_lies_unchanged():
     assert evs == []                                    # still being laid down, or not yet long enough
     evs = feed(tr, [view({}, revealed={0: twelve})] * 2, t0=5.0)
     assert [(type(e), len(e.tiles)) for e in evs] == [(HandRevealed, 12)]
+
+
+def test_an_arm_over_a_wall_now_and_then_is_not_a_tile_of_the_other_set():
+    """Seen in default runs: an arm reaching over the middle of a wall, two frames at a time, four
+    frames apart, was voted 3 of 5 as "the other set's back (orange)" and held the hand's result."""
+    tr = TableTracker(k=5)
+    arm = TableView(walls={1: (2,) * 17}, other_backs={1: ("",) * 8 + ("orange",) + ("",) * 8})
+    plain_view = TableView(walls={1: (2,) * 17}, other_backs={1: ("",) * 17})
+    assert feed(tr, [arm, arm, plain_view, plain_view] * 6) == []
+    # a tile that stands there is reported as soon as the last views in a row all see it
+    odd = TableView(walls={1: (2,) * 17}, other_backs={1: ("",) * 8 + ("yellow",) + ("",) * 8})
+    assert feed(tr, [odd] * 3, t0=5.0) == [WallBack(wall=1, stack=9, colour="yellow", now=5.2)]
+
+
+def test_resumed_mid_hand_what_the_game_knows_is_not_reported_again():
+    """The daemon started again mid-hand: the tracker starts from the game's rivers, melds and
+    sticks (by game seat); only what changes after that is reported."""
+    tr = TableTracker(k=3, first_dealer_position=1)
+    pon = SeenMeld((SeenTile("5z", 0.9), SeenTile("5z", 0.9, True), SeenTile("5z", 0.9)), "pon", 1, None, 0)
+    tr.resume(rivers={3: [("1m", False), ("9p", True)], 0: [("2s", False)]}, melds={0: ["pon"]}, sticks={3})
+    table = view({0: ["1m", "9p*"], 1: ["2s"]}, melds={1: [pon]})
+    table = TableView(**{**table.__dict__, "sticks": frozenset({0})})
+    assert feed(tr, [table] * 4) == []
+    later = view({0: ["1m", "9p*"], 1: ["2s", "3s"]}, melds={1: [pon]})
+    assert feed(tr, [later] * 3, t0=1.0) == [Discard(seat=0, tile="3s", now=1.1)]
