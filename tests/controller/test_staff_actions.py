@@ -187,3 +187,39 @@ def test_hong_kong_corrections_are_checked_before_the_fan_tracker_gets_them():
     with pytest.raises(STAFF.Refused, match="hand 100"):
         STAFF.check(s, ev.ConfirmResult(hand_index=99, now=500.0), 500.0)
     STAFF.check(s, fix("scores", {"scores": [x.score for x in s.seats][::-1]}), 500.0)   # adds up: passes
+
+
+def test_chombo_is_paid_by_the_rulesets_rule(sample):
+    """``[payments] chombo``: a reverse mangan by default (above); ``deduction`` (the ``league``
+    profile) takes ``chombo_points`` off the offender alone, paid to nobody. Undo gives it back."""
+    events, oks = sample
+    s = at(events, oks[1] - 40)
+    s.ruleset = "league"                       # the same table, played by the league's rules
+    total = sum(x.score for x in s.seats) + 1000 * s.sticks
+    pen = applied(s, fix("penalty", {"seat": 2, "kind": "chombo"}))
+    assert [x.score for x in pen.seats] == [x.score - (20000 if i == 2 else 0) for i, x in enumerate(s.seats)]
+    assert sum(x.score for x in pen.seats) + 1000 * pen.sticks == total - 20000
+    assert pen.corrections[-1]["what"] == "penalty"
+    # a later score correction keeps the table's new total; the old one no longer adds up
+    scores = [x.score for x in pen.seats]
+    refused(pen, fix("scores", {"scores": [x.score for x in s.seats]}), "do not add up")
+    moved = applied(pen, fix("scores", {"scores": [scores[0] - 1000, scores[1] + 1000] + scores[2:]}))
+    assert sum(x.score for x in moved.seats) == sum(scores)
+    # the settlement is made from the points as they stand: its results sum to minus the deduction
+    ended = applied(pen, fix("end_game", {}))
+    assert round(sum(ended.settlement), 1) == -20.0
+    back = applied(pen, fix("undo", {"id": len(pen.corrections) - 1}))
+    assert STAFF.fingerprint(back) == STAFF.fingerprint(s) and back.deducted == 0
+    assert round(sum(applied(back, fix("end_game", {})).settlement), 1) == 0.0
+    refused(s, fix("penalty", {"seat": 4, "kind": "chombo"}), "seat from 1 to 4")
+
+
+@pytest.mark.parametrize("rule, words", [
+    ({"chombo": "yellow_card"}, "must be one of reverse_mangan, deduction"),
+    ({"chombo_points": 150}, "whole hundreds"),
+    ({"chombo_points": -100}, "whole number >= 0"),
+], ids=["kind", "hundreds", "negative"])
+def test_a_chombo_rule_out_of_range_stops_the_profile(tmp_path, rule, words):
+    from controller.rules import ruleset as RS
+    with pytest.raises(RS.RuleSetError, match=words):
+        RS._check_value("payments", *next(iter(rule.items())))
