@@ -21,11 +21,12 @@ Phases (``CycleState.state``)::
 - ``halted``: latched with a one-line ``reason`` on any MCU fault (but the ``deadman`` of a
   host that fell silent while no motor ran, which stopped nothing: it is cleared with
   ``ResetFault`` and the phase goes on), the e-stop, the lid opened
-  during motion, the link lost, or a shuffle over the limit; motors are stopped
+  during motion, the link lost during a motion or a shuffle, or a shuffle over the limit; motors are stopped
   (``StopMotors``). Only an operator ``Reset`` leaves it, and only with the e-stop released and
   the lid closed; the cycle then returns to ``idle`` (``ResetFault``, ``MotorPower(on)``).
-- No motion command is ever returned while the e-stop is pressed or the lid is open: a motion
-  due then waits in ``pending`` and goes out when both allow it.
+- No motion command is ever returned while the e-stop is pressed or the lid is open, nor while
+  the MCU link is down (a link lost while nothing moved does not halt the table): a motion
+  due then waits in ``pending`` and goes out when all allow it.
 
 Inputs are the events of ``controller.events`` (``StartGame``, ``LiftDone``, ``StackReady``,
 ``DiceResult``, ``Button``, ``McuFault``, ``EStop``, ``Lid``, ``LinkLost``, ``LinkRestored``,
@@ -48,7 +49,7 @@ from controller import events as ev
 
 HALTED, IDLE = "halted", "idle"
 MOTION_PHASES = ("receiving", "closing", "lifting")
-STILL_PHASES = ("ready", "playing")      # walls up, the game on, no motor of the cycle running (nor a shuffle)
+STILL_PHASES = ("ready", "playing")      # walls up, the game on: no motor of the cycle runs (but a shuffle)
 
 
 # --------------------------------------------------------------------------- events and commands
@@ -152,7 +153,8 @@ class CycleState:
 
     @property
     def motion_allowed(self) -> bool:
-        return not self.estop and not self.lid_open and self.state != HALTED and not self.paused
+        return (not self.estop and not self.lid_open and self.state != HALTED and not self.paused
+                and self.link_up)
 
     def refusal(self) -> str | None:
         """Why no motor may run now, or None."""
@@ -164,6 +166,8 @@ class CycleState:
             return f"halted: {self.reason}"
         if self.paused:
             return "paused by staff"
+        if not self.link_up:
+            return "MCU link down"
         return None
 
 
@@ -195,8 +199,8 @@ def _step(s: CycleState, e: object, now: float) -> tuple[CycleState, list[Machin
     if isinstance(e, ev.McuFault):
         if e.code == "aborted":
             return s, []          # our own stop ended a job: already halted or stopping on purpose
-        if e.code == "deadman" and s.state in STILL_PHASES and s.shuffling is None and not e.detail.startswith(
-                "latched when the link came up"):    # a fault found at start: the operator decides
+        at_start = e.detail.startswith("latched when the link came up")     # the operator decides
+        if e.code == "deadman" and s.state in STILL_PHASES and s.shuffling is None and not at_start:
             # the host was silent past the deadman (a loaded machine) while no motor ran: the MCU
             # stopped nothing; its latch is cleared and the table goes on (the fault stays listed)
             return s, [ResetFault()]
@@ -204,6 +208,11 @@ def _step(s: CycleState, e: object, now: float) -> tuple[CycleState, list[Machin
         return _halt(s, f"MCU fault {e.code}{detail}")
     if isinstance(e, ev.LinkLost):
         s = dataclasses.replace(s, link_up=False)
+        if s.state in STILL_PHASES and s.shuffling is None:
+            # nothing was moving (a loaded host's MCU process ran late, a cable pulled during play):
+            # no motion goes out until the link is back (``motion_allowed``); a deadman the MCU
+            # latched meanwhile is reported when it comes back and halts then
+            return s, []
         return _halt(s, f"MCU link lost{': ' + e.reason if e.reason else ''}")
     if isinstance(e, ev.LinkRestored):
         return dataclasses.replace(s, link_up=True), []

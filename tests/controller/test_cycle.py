@@ -234,3 +234,15 @@ def test_after_a_host_restart_the_motion_under_way_is_asked_for_again(extra, ask
         assert s.shuffle_started_at == 1000.0
         s, cmds = run([(ev.LinkRestored(), 1050.0)], s)
         assert s.state == phase and cmds == []
+
+
+def test_a_link_lost_while_nothing_moves_holds_the_next_motion_until_it_is_back():
+    """Seen on a loaded machine: the MCU process ran late and the host declared the link lost mid-hand,
+    nothing moving; the table goes on, and the next hand's motion waits for the link."""
+    s, _ = run(FIRST_HAND + [(ev.StackReady(counts=(34,) * 4), 68.0)])
+    s, cmds = run([(ev.LinkLost(reason="no valid frame from the MCU for 1.0 s"), 90.0)], s)
+    assert s.state == "playing" and cmds == [] and s.refusal() == "MCU link down"
+    s, cmds = run([(ev.Lift(), 300.0)], s)
+    assert s.state == "receiving" and cmds == [] and s.pending == (C.Centre(is_open=True),)
+    s, cmds = run([(ev.LinkRestored(), 301.0)], s)
+    assert [c for _, c in cmds] == [C.Centre(is_open=True)] and s.pending == ()
