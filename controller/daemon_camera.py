@@ -104,7 +104,7 @@ class CameraPart:
         if position.get("finished") or position.get("phase") in ("idle", "walls"):
             return
         self.tracker.resume(rivers=seed.get("rivers"), melds=seed.get("melds"), revealed=seed.get("revealed"),
-                            sticks=seed.get("sticks") or set())
+                            sticks=seed.get("sticks") or set(), called=seed.get("called"))
 
     def on_confirm(self, game_state: Any) -> None:
         """A result is being confirmed: keep the revealed tiles' crops with their labels (own thread)."""

@@ -70,7 +70,7 @@ def machine_position(cycle: Any) -> dict[str, Any]:
 def tracker_seed(state: Any) -> dict[str, Any]:
     """What the camera's tracker starts from (``vision.tracker.TableTracker.resume``), by game seat:
     the tiles still lying in each river (a called tile left it), each seat's meld kinds, the hands
-    lying face up, the seats whose riichi stick is out."""
+    lying face up, the seats whose riichi stick is out, the places of tiles called away."""
     seats = getattr(state, "seats", None) or []
     return {
         "rivers": {i: [(r["tile"], bool(r.get("is_sideways"))) for r in s.river if r.get("taken_by") is None]
@@ -78,4 +78,5 @@ def tracker_seed(state: Any) -> dict[str, Any]:
         "melds": {i: [str(m.get("kind")) for m in s.melds] for i, s in enumerate(seats)},
         "revealed": {i: tuple(s.revealed) for i, s in enumerate(seats) if s.revealed is not None},
         "sticks": {i for i, s in enumerate(seats) if getattr(s, "riichi_index", None) == -1},
+        "called": {i: [k for k, r in enumerate(s.river) if r.get("taken_by") is not None] for i, s in enumerate(seats)},
     }

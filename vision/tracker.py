@@ -102,15 +102,17 @@ class TableTracker:
         self._views.clear()
         self._shrunk_for: dict[int, int] = {}      # position -> views its river has looked one short
         self._called: dict[int, list[str]] = {}     # position -> tiles melds took from its river
+        self._gone: dict[int, list[int]] = {}       # position -> discard-order places called away
         self._odd_reveal: dict[int, tuple[tuple, int]] = {}   # position -> (odd-sized hand, views it lay)
 
     def resume(self, *, rivers: dict[int, list[tuple[str, bool]]] | None = None,
                melds: dict[int, list[str]] | None = None, revealed: dict[int, tuple[str, ...]] | None = None,
-               sticks: set[int] | frozenset[int] = frozenset()) -> None:
+               sticks: set[int] | frozenset[int] = frozenset(), called: dict[int, list[int]] | None = None) -> None:
         """Start from a table the game already knows (the daemon started again mid-hand), by game
         seat: ``rivers`` the tiles still lying in each river with their sideways flag, ``melds``
         the kinds of each seat's melds in order, ``revealed`` the hands lying face up, ``sticks``
-        the seats whose riichi stick is out. What is seen of these is then not reported again;
+        the seats whose riichi stick is out, ``called`` the discard-order places of each river's
+        tiles called away. What is seen of these is then not reported again;
         the walls are taken as first seen (as at any start), so only later changes count."""
         self.new_hand()
         for seat, tiles in (rivers or {}).items():
@@ -121,6 +123,8 @@ class TableTracker:
         for seat, tiles in (revealed or {}).items():
             self._c.revealed[self.position(seat)] = tuple(tiles)
         self._c.sticks = {self.position(seat) for seat in sticks}
+        for seat, places in (called or {}).items():
+            self._gone[self.position(seat)] = sorted(int(k) for k in places)
 
     # ---- voting helpers
     def _tile(self, t: SeenTile) -> str:
@@ -274,7 +278,7 @@ class TableTracker:
             common = min(len(stable), len(committed))
             for i in range(common):
                 if stable[i][0] != committed[i][0]:
-                    events.append(DiscardRemoved(seat=self.seat(p), index=i, tile=committed[i][0],
+                    events.append(DiscardRemoved(seat=self.seat(p), index=self._place(p, i), tile=committed[i][0],
                                                  replaced_by=stable[i][0], now=now))
                     committed[i] = stable[i]
             if len(stable) < len(committed) and self._river_shrunk(p):
@@ -286,6 +290,7 @@ class TableTracker:
                 calls = self._called.get(p, [])
                 if len(gone) == 1 and any(plain(t) == plain(gone[0][0]) for t in calls):
                     calls.remove(next(t for t in calls if plain(t) == plain(gone[0][0])))
+                    self._gone.setdefault(p, []).append(self._place(p, len(committed) - 1))
                     committed.pop()
                     self._shrunk_for.pop(p, None)
                     continue
@@ -294,7 +299,8 @@ class TableTracker:
                 if len(gone) == 1 and held < self.hold:
                     continue
                 for i in range(len(committed) - 1, len(stable) - 1, -1):
-                    events.append(DiscardRemoved(seat=self.seat(p), index=i, tile=committed[i][0], now=now))
+                    events.append(DiscardRemoved(seat=self.seat(p), index=self._place(p, i), tile=committed[i][0],
+                                                 now=now))
                 del committed[len(stable):]
                 self._shrunk_for.pop(p, None)
             else:
@@ -303,6 +309,15 @@ class TableTracker:
                 tile, is_side = stable[i]
                 committed.append(stable[i])
                 events.append(Discard(seat=self.seat(p), tile=tile, is_riichi=bool(is_side), now=now))
+
+    def _place(self, p: int, i: int) -> int:
+        """The discard-order place (``DiscardRemoved.index``: tiles called away keep their place) of
+        the ``i``-th tile still lying in position ``p``'s river."""
+        place = i
+        for g in sorted(self._gone.get(p, ())):
+            if g <= place:
+                place += 1
+        return place
 
     def _sticks(self, events: list[Event], now: float) -> None:
         for p in sorted(set().union(*(v.sticks for v in self._views)) - self._c.sticks):

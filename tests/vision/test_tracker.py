@@ -300,3 +300,22 @@ def test_resumed_mid_hand_what_the_game_knows_is_not_reported_again():
     assert feed(tr, [table] * 4) == []
     later = view({0: ["1m", "9p*"], 1: ["2s", "3s"]}, melds={1: [pon]})
     assert feed(tr, [later] * 3, t0=1.0) == [Discard(seat=0, tile="3s", now=1.1)]
+
+
+def test_a_discard_re_read_after_a_call_names_its_place_in_discard_order():
+    """``DiscardRemoved.index`` counts the tiles called away (the game's river keeps them): seen in
+    a default run, a 2m first read as 3m after a chi was corrected at the called tile's place, the
+    correction was dropped, and the false 3m made a "fifth tile" that held the result."""
+    tr = TableTracker(k=3)
+    feed(tr, [view({1: ["2m", "6p"]})] * 3)
+    chi = SeenMeld((SeenTile("6p", 0.9, True), SeenTile("7p", 0.9), SeenTile("8p", 0.9)), "chi", 0, None, 1)
+    feed(tr, [view({1: ["2m"]}, melds={2: [chi]})] * 3, t0=1.0)
+    feed(tr, [view({1: ["2m", "3m"]}, melds={2: [chi]})] * 3, t0=2.0)
+    evs = feed(tr, [view({1: ["2m", "2m"]}, melds={2: [chi]})] * 3, t0=3.0)
+    assert evs == [DiscardRemoved(seat=1, index=2, tile="3m", replaced_by="2m", now=3.1)]
+    # started again mid-hand with the called place known, the same
+    tr2 = TableTracker(k=3)
+    tr2.resume(rivers={1: [("2m", False), ("3m", False)]}, melds={2: ["chi"]}, called={1: [1]})
+    assert feed(tr2, [view({1: ["2m", "3m"]}, melds={2: [chi]})] * 3) == []
+    evs = feed(tr2, [view({1: ["2m", "2m"]}, melds={2: [chi]})] * 3, t0=1.0)
+    assert evs == [DiscardRemoved(seat=1, index=2, tile="3m", replaced_by="2m", now=1.1)]
