@@ -103,6 +103,7 @@ class TableTracker:
         self._shrunk_for: dict[int, int] = {}      # position -> views its river has looked one short
         self._called: dict[int, list[str]] = {}     # position -> tiles melds took from its river
         self._gone: dict[int, list[int]] = {}       # position -> discard-order places called away
+        self._back_streak: dict[tuple[int, int], int] = {}   # (wall, stack) -> views in a row with another back
         self._odd_reveal: dict[int, tuple[tuple, int]] = {}   # position -> (odd-sized hand, views it lay)
 
     def resume(self, *, rivers: dict[int, list[tuple[str, bool]]] | None = None,
@@ -198,18 +199,18 @@ class TableTracker:
                 # within a hand; new walls are a new hand, above), so nothing to report
 
     def _other_backs(self, events: list[Event], now: float) -> None:
+        newest = {(w, i) for w, row in self._views[-1].other_backs.items() for i, c in enumerate(row, 1) if c}
+        self._back_streak = {slot: self._back_streak.get(slot, 0) + 1 for slot in newest}
         slots = {(w, i) for v in self._views for w, row in v.other_backs.items() for i, c in enumerate(row, 1) if c}
         for w, stack in sorted(slots - self._c.other_backs):
             votes = [v.other_backs[w][stack - 1] for v in self._views
                      if w in v.other_backs and len(v.other_backs[w]) >= stack]
             best = self._majority(votes)
-            # the other set's tile stands in the wall in every view; an arm reaching over the wall
-            # lies on a slot for a frame or two at a time (seen in default runs: "the other set's
-            # back (orange)" on the middle stack of a wall, holding the result): the last ``need``
-            # views in a row must all see it
-            recent = [v.other_backs[w][stack - 1] if w in v.other_backs and len(v.other_backs[w]) >= stack else ""
-                      for v in list(self._views)[-self.need:]]
-            if best and all(recent):
+            # the other set's tile stands in the wall all hand; an arm reaching over the wall lies
+            # on a slot for a few frames at a time, more of them when the camera runs slow (seen in
+            # default runs: "the other set's back (orange)" on the middle stack of a wall during the
+            # deal, holding the result): ``hold`` views in a row must all see it
+            if best and self._back_streak.get((w, stack), 0) >= self.hold:
                 self._c.other_backs.add((w, stack))
                 events.append(WallBack(wall=self.seat(w), stack=stack, colour=str(best), now=now))
 
