@@ -223,3 +223,22 @@ def test_a_chombo_rule_out_of_range_stops_the_profile(tmp_path, rule, words):
     from controller.rules import ruleset as RS
     with pytest.raises(RS.RuleSetError, match=words):
         RS._check_value("payments", *next(iter(rule.items())))
+
+
+def test_a_discard_re_read_as_another_is_named_but_does_not_hold_the_result(sample):
+    """Seen in a default run: a 2m first read as 3m was put right by the camera a few seconds later;
+    the change is named for staff, the hand is scored on the tile as it lies, nothing is held. A
+    discard that vanishes from the river (taken back) still holds it."""
+    events, oks = sample
+    s = at(events, oks[0] - 20)
+    seat = next(i for i, x in enumerate(s.seats) if x.river)
+    old = s.seats[seat].river[0]["tile"]
+    new_tile = "1m" if old != "1m" else "9p"
+    s2, _ = G.step(s, ev.DiscardRemoved(seat=seat, index=0, tile=old, replaced_by=new_tile, now=500.0), 500.0)
+    changed = [a for a in s2.alerts if a["rule"] == "taken_back"]
+    assert changed and "changed to" in changed[-1]["message"] and changed[-1]["holds"] is False
+    assert s2.seats[seat].river[0]["tile"] == new_tile and STAFF.holds_result(s2) is None
+    last = s.last_discard
+    s3, _ = G.step(s, ev.DiscardRemoved(seat=last[0], index=last[1], tile=s.seats[last[0]].river[last[1]]["tile"],
+                                        now=500.0), 500.0)
+    assert "taken back" in STAFF.holds_result(s3)
