@@ -199,10 +199,12 @@ def _step(s: CycleState, e: object, now: float) -> tuple[CycleState, list[Machin
     if isinstance(e, ev.McuFault):
         if e.code == "aborted":
             return s, []          # our own stop ended a job: already halted or stopping on purpose
-        at_start = e.detail.startswith("latched when the link came up")     # the operator decides
-        if e.code == "deadman" and s.state in STILL_PHASES and s.shuffling is None and not at_start:
+        if e.code == "deadman" and s.state in STILL_PHASES and s.shuffling is None:
             # the host was silent past the deadman (a loaded machine) while no motor ran: the MCU
-            # stopped nothing; its latch is cleared and the table goes on (the fault stays listed)
+            # stopped nothing; its latch is cleared and the table goes on (the fault stays listed).
+            # Also when the MCU reports it latched as the link comes back (the clear sent as the
+            # link went down was lost); one found at power-on finds the cycle idle: the operator
+            # decides
             return s, [ResetFault()]
         detail = f": {e.detail}" if e.detail else ""
         return _halt(s, f"MCU fault {e.code}{detail}")

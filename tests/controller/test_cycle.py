@@ -207,15 +207,26 @@ def test_a_deadman_while_nothing_moves_is_cleared_and_the_hand_goes_on():
     assert s.state == "receiving" and [c for _, c in cmds] == [C.Centre(is_open=True)]
 
 
-@pytest.mark.parametrize("extra, detail", [
-    ([], "latched when the link came up"),                  # found at start: the operator decides
-    ([(ev.StackReady(counts=(34,) * 4), 68.0), (ev.Lift(), 300.0)], ""),   # the centre was moving
-    ([], ""),                                               # a shuffle was running
+@pytest.mark.parametrize("before, detail", [
+    ([], "latched when the link came up"),                  # found at power-on: the operator decides
+    (FIRST_HAND + [(ev.StackReady(counts=(34,) * 4), 68.0), (ev.Lift(), 300.0)], ""),   # the centre moving
+    (FIRST_HAND, ""),                                       # a shuffle was running
 ], ids=["at-start", "in-motion", "shuffling"])
-def test_a_deadman_that_may_have_stopped_something_halts(extra, detail):
-    s, _ = run(FIRST_HAND + extra)
+def test_a_deadman_that_may_have_stopped_something_halts(before, detail):
+    s, _ = run(before)
     s, cmds = run([(ev.McuFault(code="deadman", detail=detail), 400.0)], s)
     assert s.state == "halted" and cmds[0][1] == C.StopMotors(reason=s.reason)
+
+
+def test_a_deadman_reported_again_as_the_link_comes_back_mid_hand_is_cleared_again():
+    """Seen in a default run under load: the deadman tripped, the link dropped for 0.2 s, and the
+    MCU reported the latch again as the link came up (the first clear was lost)."""
+    s, _ = run(FIRST_HAND + [(ev.StackReady(counts=(34,) * 4), 68.0)])
+    s, cmds = run([(ev.McuFault(code="deadman", detail="deadman (no host frame within the deadman time)"), 90.0),
+                   (ev.LinkLost(reason="no valid frame from the MCU for 1.0 s"), 90.1),
+                   (ev.LinkRestored(), 90.3), (ev.McuFault(code="deadman", detail="latched when the link came up"), 90.3)],
+                  s)
+    assert s.state == "playing" and s.link_up and [c for _, c in cmds] == [C.ResetFault(), C.ResetFault()]
 
 
 @pytest.mark.parametrize("extra, asked", [
