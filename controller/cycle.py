@@ -18,17 +18,21 @@ Phases (``CycleState.state``)::
   go up (``LiftWalls``); a set still shuffling is waited for (``waiting_stack``).
 - after ``lift_done`` the returned set is shuffled in the background (``ShuffleSet``, about 60 s);
   a shuffle running past ``shuffle_limit_s`` (80 s) halts the table, as does an MCU fault.
-- ``halted``: latched with a one-line ``reason`` on any MCU fault, the e-stop, the lid opened
-  during motion, the link lost, or a shuffle over the limit; motors are stopped
+- ``halted``: latched with a one-line ``reason`` on any MCU fault (but the ``deadman`` of a
+  host that fell silent while no motor ran, which stopped nothing: it is cleared with
+  ``ResetFault`` and the phase goes on), the e-stop, the lid opened
+  during motion, the link lost during a motion or a shuffle, or a shuffle over the limit; motors are stopped
   (``StopMotors``). Only an operator ``Reset`` leaves it, and only with the e-stop released and
   the lid closed; the cycle then returns to ``idle`` (``ResetFault``, ``MotorPower(on)``).
-- No motion command is ever returned while the e-stop is pressed or the lid is open: a motion
-  due then waits in ``pending`` and goes out when both allow it.
+- No motion command is ever returned while the e-stop is pressed or the lid is open, nor while
+  the MCU link is down (a link lost while nothing moved does not halt the table): a motion
+  due then waits in ``pending`` and goes out when all allow it.
 
 Inputs are the events of ``controller.events`` (``StartGame``, ``LiftDone``, ``StackReady``,
 ``DiceResult``, ``Button``, ``McuFault``, ``EStop``, ``Lid``, ``LinkLost``, ``LinkRestored``,
-``Reset``), the game's ``Lift`` command (a request for the next hand's walls), and
-``CentreDone`` (the firmware's ``done`` for the centre opening).
+``Reset``, ``HostRestarted``: the daemon started again, the motion under way is asked for
+again), the game's ``Lift`` command (a request for the next hand's walls), and ``CentreDone``
+(the firmware's ``done`` for the centre opening).
 
 >>> s, cmds = step(initial_state(), ev.StartGame(ruleset="tenhou", now=0.0), 0.0)
 >>> s.state, [c.KIND for c in cmds]
@@ -45,6 +49,7 @@ from controller import events as ev
 
 HALTED, IDLE = "halted", "idle"
 MOTION_PHASES = ("receiving", "closing", "lifting")
+STILL_PHASES = ("ready", "playing")      # walls up, the game on: no motor of the cycle runs (but a shuffle)
 
 
 # --------------------------------------------------------------------------- events and commands
@@ -148,7 +153,8 @@ class CycleState:
 
     @property
     def motion_allowed(self) -> bool:
-        return not self.estop and not self.lid_open and self.state != HALTED and not self.paused
+        return (not self.estop and not self.lid_open and self.state != HALTED and not self.paused
+                and self.link_up)
 
     def refusal(self) -> str | None:
         """Why no motor may run now, or None."""
@@ -160,6 +166,8 @@ class CycleState:
             return f"halted: {self.reason}"
         if self.paused:
             return "paused by staff"
+        if not self.link_up:
+            return "MCU link down"
         return None
 
 
@@ -191,15 +199,29 @@ def _step(s: CycleState, e: object, now: float) -> tuple[CycleState, list[Machin
     if isinstance(e, ev.McuFault):
         if e.code == "aborted":
             return s, []          # our own stop ended a job: already halted or stopping on purpose
+        if e.code == "deadman" and s.state in STILL_PHASES and s.shuffling is None:
+            # the host was silent past the deadman (a loaded machine) while no motor ran: the MCU
+            # stopped nothing; its latch is cleared and the table goes on (the fault stays listed).
+            # Also when the MCU reports it latched as the link comes back (the clear sent as the
+            # link went down was lost); one found at power-on finds the cycle idle: the operator
+            # decides
+            return s, [ResetFault()]
         detail = f": {e.detail}" if e.detail else ""
         return _halt(s, f"MCU fault {e.code}{detail}")
     if isinstance(e, ev.LinkLost):
         s = dataclasses.replace(s, link_up=False)
+        if s.state in STILL_PHASES and s.shuffling is None:
+            # nothing was moving (a loaded host's MCU process ran late, a cable pulled during play):
+            # no motion goes out until the link is back (``motion_allowed``); a deadman the MCU
+            # latched meanwhile is reported when it comes back and halts then
+            return s, []
         return _halt(s, f"MCU link lost{': ' + e.reason if e.reason else ''}")
     if isinstance(e, ev.LinkRestored):
         return dataclasses.replace(s, link_up=True), []
     if isinstance(e, ev.Reset):
         return _reset(s)
+    if isinstance(e, ev.HostRestarted):
+        return _restarted(s, now)
     if isinstance(e, ev.Correction) and e.what in WAYS_ON:
         return _way_on(s, e.what, now)
     if isinstance(e, ev.Correction) and e.what in ("pause", "resume"):
@@ -243,6 +265,25 @@ def _step(s: CycleState, e: object, now: float) -> tuple[CycleState, list[Machin
             return dataclasses.replace(s, state="playing"), []
         return s, []
     return s, []
+
+
+def _restarted(s: CycleState, now: float) -> tuple[CycleState, list[MachineCommand]]:
+    """The host started again: the MCU's deadman stopped what it was doing when the host went
+    silent. The motion of the phase is asked for again (absolute commands: one already done
+    completes at once), and a shuffle cut short starts again from now."""
+    if s.state == HALTED:
+        return s, []
+    cmds: list[MachineCommand] = []
+    if s.state == "receiving":
+        cmds.append(Centre(is_open=True))
+    elif s.state == "closing":
+        cmds.append(Centre(is_open=False))
+    elif s.state == "lifting":
+        cmds.append(LiftWalls())
+    if s.shuffling is not None:
+        s = dataclasses.replace(s, shuffle_started_at=now)
+        cmds.append(ShuffleSet(tile_set=s.shuffling))
+    return s, cmds
 
 
 def _next_hand(s: CycleState) -> tuple[CycleState, list[MachineCommand]]:

@@ -63,8 +63,10 @@ class Part(Protocol):
     ``stop()``; ``handle(command) -> bool`` (carry out a command it knows, True if it did);
     ``status() -> dict`` (plain data for the staff view). May provide ``latest_jpeg()``
     (the camera: the current frame as evidence), ``calibration_jpeg()`` (the staff's check
-    picture) and ``runs_machine_cycle = True`` (it carries out ``controller.cycle``'s
-    commands, so the cycle's phase is the machine state shown).
+    picture), ``runs_machine_cycle = True`` (it carries out ``controller.cycle``'s
+    commands, so the cycle's phase is the machine state shown) and ``resume(position)``
+    (called after the log's replay, before ``start``: where the table stands,
+    ``controller.daemon_resume``).
     """
 
     name: str
@@ -238,6 +240,7 @@ class Daemon:
         n = self.rebuild()
         self.hub.evidence.update(self.store.evidence_kept())
         log.info("state rebuilt from %d events in %.3f s", n, time.monotonic() - t0)
+        self._resume_parts()
         server_task = None
         self.publish()
         if self.cfg.mqtt.enabled:
@@ -262,6 +265,9 @@ class Daemon:
                     continue
                 started.append(part)
                 log.info("part %s started", part.name)
+            if n and self.core.machine_from_cycle and self.core.cycle_state.state not in ("idle", "halted"):
+                # the machine was mid-cycle when the daemon stopped: its motion is asked for again
+                self.post("daemon", ev.HostRestarted(now=self.now()))
             self.notifier.notify(READY=1, STATUS=self._status())
             log.info("ready", extra={"panel": self.panel_url or "off", "events": self.store.last_seq})
             if on_ready is not None:
@@ -285,6 +291,23 @@ class Daemon:
             self.notifier.close()
             log.info("stopped")
         return status
+
+    def _resume_parts(self) -> None:
+        """Tell the parts where the table stands, as the replayed log has it (the optional part
+        hook ``resume(position)``, ``controller.daemon_resume``): the camera's tracker starts from
+        what the game knows, the simulated players from where the game is."""
+        from controller.daemon_resume import table_position, tracker_seed
+        core = self.core
+        position = table_position(core.game_state, core.cycle_state, core.games)
+        if position is None:
+            return
+        position = {**position, "seed": tracker_seed(core.game_state)}
+        log.info("table position: game %d hand %d, %s", position["games"], position["hand"],
+                 " ".join(f"{k}={v}" for k, v in position["done"].items()))
+        for part in self.parts:
+            resume = getattr(part, "resume", None)
+            if resume is not None:
+                resume(position)
 
     async def _main_loop(self) -> None:
         assert self._queue is not None

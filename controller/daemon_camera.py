@@ -97,6 +97,15 @@ class CameraPart:
         # WatchSlot (where the indicator must appear) is advice: the reader reads every slot anyway.
         return isinstance(command, ev.WatchSlot)
 
+    def resume(self, position: dict[str, Any]) -> None:
+        """The daemon started again (``controller.daemon_resume``): the tracker starts from what the
+        game knows lies on the table, before the first frame is read."""
+        seed = position.get("seed") or {}
+        if position.get("finished") or position.get("phase") in ("idle", "walls"):
+            return
+        self.tracker.resume(rivers=seed.get("rivers"), melds=seed.get("melds"), revealed=seed.get("revealed"),
+                            sticks=seed.get("sticks") or set(), called=seed.get("called"))
+
     def on_confirm(self, game_state: Any) -> None:
         """A result is being confirmed: keep the revealed tiles' crops with their labels (own thread)."""
         if self.learner is not None:

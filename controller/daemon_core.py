@@ -13,7 +13,8 @@ Declared interface (what the daemon and the tests use):
   and the table display's extras (:mod:`controller.panel.display`: places and gaps, rivers,
   ``result_view``, ``final``, ``needs``, ``result_held``, ``paused``); a fresh dict on each call;
 - ``machine``, ``errors``, ``game_state``, ``cycle_state``, ``applied``, ``last_event_kind``,
-  ``language`` (the display's, from ``[panel] language``), ``shown_result``.
+  ``language`` (the display's, from ``[panel] language``), ``shown_result``, ``games`` (games
+  started).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ class Core:
         self.machine: dict[str, Any] = {"state": "idle", "reason": "", "faults": [], "lid_open": False,
                                         "estop": False, "link": "unknown"}
         self.applied = 0
+        self.games = 0                      # games started (StartGame events taken)
         self.last_event_kind = ""
         self.machine_from_cycle = False     # set by the daemon when a part runs the cycle's commands
         self.errors: list[str] = []
@@ -61,6 +63,8 @@ class Core:
             if isinstance(cmd, ev.Lift):  # the game asks for the next walls; the cycle decides when
                 commands.extend(self._step("cycle_state", "controller.cycle", CY.step, cmd))
         self._machine(event)
+        if isinstance(event, ev.StartGame):
+            self.games += 1
         self.applied += 1
         self.last_event_kind = event.KIND
         return commands

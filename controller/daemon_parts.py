@@ -243,7 +243,8 @@ def _world_and_real_parts(cfg: Config, injects: list[dict] | None) -> list[Any]:
         world.close()
         gpio.close()
         raise ConfigError(f"sim table: {err}") from err
-    return [firmware, camera, world]
+    # the world first: on a restart it lays the table out again before the camera looks at it
+    return [world, firmware, camera]
 
 
 def _sim_table_runs_firmware(cfg: Config) -> bool:

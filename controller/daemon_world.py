@@ -10,8 +10,12 @@ line:
   the people at the table do that the daemon learns by other means than its devices: the staff
   starting the game, the staff's reset after putting a tile back; and, for the world that brings
   its own eyes, what it saw) and ``{"status": {...}}`` now and then (the staff view's line);
-- the daemon → the world: ``{"command": RECORD}`` for the commands the world said it watches
-  (what the table's display shows the players: a result to confirm).
+- the daemon → the world: ``{"go": true}`` once its loop takes events, with ``"resume":
+  POSITION`` when the daemon started again on a game under way (``controller.daemon_resume``:
+  the game, the hand and the step within it; the world lays the table out as it stood and
+  answers ``{"resumed": {...}}`` before its players go on); then ``{"command": RECORD}`` for the
+  commands the world said it watches (what the table's display shows the players: a result to
+  confirm).
 
 A world that ends (or never says it is ready) is a part that failed: the panel says why; the
 daemon keeps running.
@@ -62,6 +66,8 @@ class WorldPart:
         self._lock = threading.Lock()
         self._ready = threading.Event()
         self._reader: threading.Thread | None = None
+        self._resumed = threading.Event()
+        self.position: dict[str, Any] | None = None     # where the table stands (controller.daemon_resume)
         self.error = ""
 
     # ------------------------------------------------------------------ the process
@@ -99,6 +105,9 @@ class WorldPart:
             if "ready" in msg:
                 self.info = dict(msg["ready"])
                 self._ready.set()
+            elif "resumed" in msg:
+                log.info("sim world: the players go on from %s", msg["resumed"])
+                self._resumed.set()
             elif "status" in msg:
                 self._status = dict(msg["status"])
             elif "event" in msg:
@@ -170,7 +179,17 @@ class WorldPart:
             early, self._early = self._early, []
         for source, event in early:
             post(source, event)
-        self._send({"go": True})
+        if self.position is None:
+            self._send({"go": True})
+            return
+        # the world lays the table out as the game has it before anything of it is seen
+        self._send({"go": True, "resume": self.position})
+        if not await asyncio.to_thread(self._resumed.wait, self.ready_timeout_s):
+            log.warning("sim world: no word that the players took up the game (%s)", self.error or "no answer")
+
+    def resume(self, position: dict[str, Any]) -> None:
+        """The daemon started again: the players go on from ``position`` (``controller.daemon_resume``)."""
+        self.position = {k: v for k, v in position.items() if k != "seed"}
 
     async def stop(self) -> None:
         import asyncio

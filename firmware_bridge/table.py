@@ -40,7 +40,8 @@ class SerialTable:
     def over(cls, port: str, *, interlock: Interlock | None = None,
              on_event: Callable[[object], None] | None = None, **link_options: object) -> SerialTable:
         link = Link(port, **link_options)  # type: ignore[arg-type]
-        return cls(Mcu(link, interlock=interlock, on_event=on_event))
+        # a command's ack is waited for as long as the link's reply timeout ([firmware] timeout_s)
+        return cls(Mcu(link, interlock=interlock, on_event=on_event, ack_timeout_s=link.reply_timeout_s))
 
     async def start(self, *, timeout_s: float = 3.0) -> p.Identify:
         ident = await self.mcu.start(timeout_s=timeout_s)

@@ -380,8 +380,12 @@ class TableReader(StripParsing, CropReading):
         chroma = cols / (cols.sum(axis=1, keepdims=True) + 1.0)
         usual = np.median(chroma, axis=0)
         far = np.abs(chroma - usual).sum(axis=1) > _OTHER_BACK_CHROMA
+        # the other set's backs are another colour by design: a top that still has the walls' own
+        # colour name is the table's set in a shadow or under an arm's edge, not a tile of the other
+        # set (seen in a default run: "the other set's back (blue)" on a blue set, holding a result)
+        own = colour_name(np.median(cols, axis=0))
         for k, is_far, col in zip(keys, far, cols, strict=True):
-            if is_far:
+            if is_far and colour_name(col) != own:
                 slot = self._slots[k]
                 out[slot.wall][slot.stack - 1] = colour_name(col)
         # a tile of the other set is one stack, perhaps two; a longer run of "other colour" is an arm

@@ -102,7 +102,30 @@ class TableTracker:
         self._views.clear()
         self._shrunk_for: dict[int, int] = {}      # position -> views its river has looked one short
         self._called: dict[int, list[str]] = {}     # position -> tiles melds took from its river
+        self._gone: dict[int, list[int]] = {}       # position -> discard-order places called away
+        self._back_streak: dict[tuple[int, int], int] = {}   # (wall, stack) -> views in a row with another back
         self._odd_reveal: dict[int, tuple[tuple, int]] = {}   # position -> (odd-sized hand, views it lay)
+
+    def resume(self, *, rivers: dict[int, list[tuple[str, bool]]] | None = None,
+               melds: dict[int, list[str]] | None = None, revealed: dict[int, tuple[str, ...]] | None = None,
+               sticks: set[int] | frozenset[int] = frozenset(), called: dict[int, list[int]] | None = None) -> None:
+        """Start from a table the game already knows (the daemon started again mid-hand), by game
+        seat: ``rivers`` the tiles still lying in each river with their sideways flag, ``melds``
+        the kinds of each seat's melds in order, ``revealed`` the hands lying face up, ``sticks``
+        the seats whose riichi stick is out, ``called`` the discard-order places of each river's
+        tiles called away. What is seen of these is then not reported again;
+        the walls are taken as first seen (as at any start), so only later changes count."""
+        self.new_hand()
+        for seat, tiles in (rivers or {}).items():
+            self._c.rivers[self.position(seat)] = [(str(t), bool(side)) for t, side in tiles]
+        for seat, kinds in (melds or {}).items():
+            # the kind is what a later kan on a pon needs; the other fields are never matched again
+            self._c.melds[self.position(seat)] = [(str(k), (), None, None, None) for k in kinds]
+        for seat, tiles in (revealed or {}).items():
+            self._c.revealed[self.position(seat)] = tuple(tiles)
+        self._c.sticks = {self.position(seat) for seat in sticks}
+        for seat, places in (called or {}).items():
+            self._gone[self.position(seat)] = sorted(int(k) for k in places)
 
     # ---- voting helpers
     def _tile(self, t: SeenTile) -> str:
@@ -176,12 +199,18 @@ class TableTracker:
                 # within a hand; new walls are a new hand, above), so nothing to report
 
     def _other_backs(self, events: list[Event], now: float) -> None:
+        newest = {(w, i) for w, row in self._views[-1].other_backs.items() for i, c in enumerate(row, 1) if c}
+        self._back_streak = {slot: self._back_streak.get(slot, 0) + 1 for slot in newest}
         slots = {(w, i) for v in self._views for w, row in v.other_backs.items() for i, c in enumerate(row, 1) if c}
         for w, stack in sorted(slots - self._c.other_backs):
             votes = [v.other_backs[w][stack - 1] for v in self._views
                      if w in v.other_backs and len(v.other_backs[w]) >= stack]
             best = self._majority(votes)
-            if best:
+            # the other set's tile stands in the wall all hand; an arm reaching over the wall lies
+            # on a slot for a few frames at a time, more of them when the camera runs slow (seen in
+            # default runs: "the other set's back (orange)" on the middle stack of a wall during the
+            # deal, holding the result): ``hold`` views in a row must all see it
+            if best and self._back_streak.get((w, stack), 0) >= self.hold:
                 self._c.other_backs.add((w, stack))
                 events.append(WallBack(wall=self.seat(w), stack=stack, colour=str(best), now=now))
 
@@ -250,7 +279,7 @@ class TableTracker:
             common = min(len(stable), len(committed))
             for i in range(common):
                 if stable[i][0] != committed[i][0]:
-                    events.append(DiscardRemoved(seat=self.seat(p), index=i, tile=committed[i][0],
+                    events.append(DiscardRemoved(seat=self.seat(p), index=self._place(p, i), tile=committed[i][0],
                                                  replaced_by=stable[i][0], now=now))
                     committed[i] = stable[i]
             if len(stable) < len(committed) and self._river_shrunk(p):
@@ -262,6 +291,7 @@ class TableTracker:
                 calls = self._called.get(p, [])
                 if len(gone) == 1 and any(plain(t) == plain(gone[0][0]) for t in calls):
                     calls.remove(next(t for t in calls if plain(t) == plain(gone[0][0])))
+                    self._gone.setdefault(p, []).append(self._place(p, len(committed) - 1))
                     committed.pop()
                     self._shrunk_for.pop(p, None)
                     continue
@@ -270,7 +300,8 @@ class TableTracker:
                 if len(gone) == 1 and held < self.hold:
                     continue
                 for i in range(len(committed) - 1, len(stable) - 1, -1):
-                    events.append(DiscardRemoved(seat=self.seat(p), index=i, tile=committed[i][0], now=now))
+                    events.append(DiscardRemoved(seat=self.seat(p), index=self._place(p, i), tile=committed[i][0],
+                                                 now=now))
                 del committed[len(stable):]
                 self._shrunk_for.pop(p, None)
             else:
@@ -279,6 +310,15 @@ class TableTracker:
                 tile, is_side = stable[i]
                 committed.append(stable[i])
                 events.append(Discard(seat=self.seat(p), tile=tile, is_riichi=bool(is_side), now=now))
+
+    def _place(self, p: int, i: int) -> int:
+        """The discard-order place (``DiscardRemoved.index``: tiles called away keep their place) of
+        the ``i``-th tile still lying in position ``p``'s river."""
+        place = i
+        for g in sorted(self._gone.get(p, ())):
+            if g <= place:
+                place += 1
+        return place
 
     def _sticks(self, events: list[Event], now: float) -> None:
         for p in sorted(set().union(*(v.sticks for v in self._views)) - self._c.sticks):

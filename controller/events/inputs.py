@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from controller.events.base import Event, check_action, register
 
-__all__ = ["Button", "CentreDone", "DiceResult", "EStop", "Lid", "LiftDone", "LinkLost", "LinkRestored", "McuFault", "StackReady"]
+__all__ = ["Button", "CentreDone", "DiceResult", "EStop", "HostRestarted", "Lid", "LiftDone", "LinkLost", "LinkRestored",
+           "McuFault", "StackReady"]
 
 
 @register("button")
@@ -103,3 +104,11 @@ class CentreDone(Event):
     """The centre opening reached its position (the firmware's ``done`` for ``centre``)."""
 
     is_open: bool
+
+
+@register("host.restarted")
+@dataclass(frozen=True, kw_only=True)
+class HostRestarted(Event):
+    """The daemon started again with the machine mid-cycle (a crash, a kill, a power cut of the
+    host alone): the motions it had asked for were stopped by the MCU's deadman when the host went
+    silent, so the machine cycle asks for them again (``controller.cycle``)."""

@@ -46,4 +46,15 @@ def staff_extras(state: Any, machine: dict[str, Any], frames: dict[tuple, str]) 
                                                                         state=m.get("state"))
     actions = ["retry", "continue", "reset"] if m.get("state") == "halted" else []
     return {"history": history(state), "staff_alerts": alerts, "held": holds_result(state),
-            "machine_words": words, "machine_actions": actions}
+            "machine_words": words, "machine_actions": actions, "chombo_rule": chombo_words(state)}
+
+
+def chombo_words(state: Any) -> str:
+    """What a chombo costs by the game's ruleset (``[payments] chombo``), for the staff's penalty form."""
+    try:
+        rules = getattr(state, "rules", None)
+    except (ValueError, KeyError, OSError):
+        rules = None
+    if rules is not None and getattr(rules, "chombo", "") == "deduction":
+        return f"chombo: {rules.chombo_points:,} points off the player, paid to nobody"
+    return "chombo: a reverse mangan (dealer pays 4000 all; else 4000 to the dealer, 2000 to the others)"

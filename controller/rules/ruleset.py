@@ -43,6 +43,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "north": ("nukidora", "dora", "yakuhai", "both", "plain"),
     "rounding": ("none", "round_half_up", "five_six", "floor"),
     "ties": ("split", "seat_order"),
+    "chombo": ("reverse_mangan", "deduction"),
 }
 
 
@@ -93,6 +94,10 @@ class RuleSet:
     has_rinshan_pao: bool = False   # 大明槓嶺上開花包牌: a rinshan win after an open kan is the kan's discarder's ron
     double_ron: str = "all"
     triple_ron: str = "abort"
+    # 錯和 (chombo): reverse_mangan (paid to the others as a mangan tsumo), or deduction
+    # (chombo_points taken off the offender alone and paid to nobody: league style)
+    chombo: str = "reverse_mangan"
+    chombo_points: int = 20000
     # [draws]
     noten_total: int = 3000
     abort_four_winds: bool = True
@@ -138,7 +143,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
                "has_pinfu_tsumo_30fu", "has_rinshan_tsumo_fu", "kuikae", "kan_dora_timing", "has_kan_dora",
                "has_ura_dora", "has_nagashi_mangan", "riichi_min_live_tiles"),
     "payments": ("riichi_cost", "honba_ron", "honba_tsumo_each", "pao_yakuman", "pao_other_yakuman",
-                 "has_rinshan_pao", "double_ron", "triple_ron"),
+                 "has_rinshan_pao", "double_ron", "triple_ron", "chombo", "chombo_points"),
     "draws": ("noten_total", "abort_four_winds", "abort_four_kans", "abort_four_riichi", "abort_triple_ron",
               "abort_nine_terminals", "abort_closed_kan_riichi", "abortive_dealer"),
     "settlement": ("return_points", "uma", "rounding", "ties", "leftover_sticks_to_first"),
@@ -163,6 +168,8 @@ def _check_value(section: str, key: str, value: Any) -> Any:
     if isinstance(default, int):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise RuleSetError(f"{where} is {value!r}, must be a whole number >= 0")
+        if key == "chombo_points" and value % 100:
+            raise RuleSetError(f"{where} is {value!r}, must be whole hundreds of points")
         return value
     if isinstance(default, str):
         choices = _CHOICES.get(key)

@@ -41,8 +41,13 @@ def _round_thousands(tenths: int, mode: str) -> int:
     raise ValueError(f"unknown rounding {mode!r}")
 
 
-def settle(scores: Sequence[int], *, rules: RuleSet, sticks: int = 0, first_dealer: int = 0) -> list[float]:
-    """Final points per seat (thousands, one decimal). Raises ValueError on a bad score list."""
+def settle(scores: Sequence[int], *, rules: RuleSet, sticks: int = 0, first_dealer: int = 0,
+           deducted: int = 0) -> list[float]:
+    """Final points per seat (thousands, one decimal). Raises ValueError on a bad score list.
+
+    ``deducted``: points taken off during the game and paid to nobody (a chombo by ``[payments]
+    chombo = "deduction"``): the results then sum to minus it (first place does not make it up).
+    """
     n = rules.players
     if len(scores) != n:
         raise ValueError(f"{len(scores)} scores given, the ruleset has {n} players")
@@ -75,5 +80,5 @@ def settle(scores: Sequence[int], *, rules: RuleSet, sticks: int = 0, first_deal
             place_bonus[seat] = bonus[place]
     tenths = [_round_thousands((final[s] - rules.return_points) // 100, rules.rounding) + place_bonus[s]
               for s in range(n)]
-    tenths[order[0]] -= sum(tenths)
+    tenths[order[0]] -= sum(tenths) + deducted // 100
     return [t / 10 for t in tenths]

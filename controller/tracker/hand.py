@@ -159,8 +159,11 @@ def clone_wall(ws: WL.WallState) -> WL.WallState:
 
 
 def alert(s: HandState, cmds: list, rule: str, seat: int | None, tile: str | None, message: str, *,
-          now: float = 0.0, key: Any = None, suggest: str | None = None, is_public: bool | None = None) -> None:
-    """Raise an integrity alert once per hand and key: kept in the state, sent as ``RaiseAlert``."""
+          now: float = 0.0, key: Any = None, suggest: str | None = None, is_public: bool | None = None,
+          holds: bool = True) -> None:
+    """Raise an integrity alert once per hand and key: kept in the state, sent as ``RaiseAlert``.
+    ``holds=False``: the alert does not hold the hand's result even where its rule would (its
+    record says ``"holds": false``)."""
     key = (s.hand_index, rule, seat, tile) if key is None else (s.hand_index, rule, key)
     if key in s.alert_keys:
         return
@@ -171,7 +174,7 @@ def alert(s: HandState, cmds: list, rule: str, seat: int | None, tile: str | Non
         suggest = "void_hand"
     found = ev.Alert(rule=rule, hand_index=s.hand_index, seat=seat, tile=tile, message=message,
                      is_public=is_public, suggest=suggest, now=now)
-    s.alerts.append(ev.to_record(found))
+    s.alerts.append({**ev.to_record(found), **({} if holds else {"holds": False})})
     cmds.append(ev.RaiseAlert(alert=found, now=now))
 
 

@@ -57,9 +57,11 @@ def on_removed(fam: Family, s: HandState, e: ev.DiscardRemoved, now: float, cmds
         uncount(s, [entry["tile"]])
         return
     if e.replaced_by is not None:
-        # the same place now shows another tile: the discard was changed (or re-read)
+        # the same place now shows another tile: the discard was changed, or re-read (a camera's
+        # misread put right: seen in default runs, a 2m first read as 3m). Named for staff, but it
+        # does not hold the result: the hand is scored on the tile as it lies now
         alert(s, cmds, "taken_back", e.seat, entry["tile"],
-              f"seat {e.seat}'s discard {entry['tile']} changed to {e.replaced_by}", now=now)
+              f"seat {e.seat}'s discard {entry['tile']} changed to {e.replaced_by}", now=now, holds=False)
         fam.replace_discard(s, cmds, now, e.seat, e.index, e.replaced_by)
         return
     alert(s, cmds, "taken_back", e.seat, entry["tile"],

@@ -21,7 +21,7 @@ import time
 import tty
 
 from firmware_bridge import protocol as p
-from hardware.sim.mcu import OUT_BUFFER_MAX, SimMcu
+from hardware.sim.mcu import OUT_BUFFER_MAX, SET_HOPPER, SET_STACKED, SET_TABLE, SimMcu
 from hardware.sim.mcu_faults import ByteFaults, LineFaultRates
 
 log = logging.getLogger("hardware.sim.shell")
@@ -300,6 +300,24 @@ class ControlServer:
         if conn is not None:
             conn.close()
 
+    def _restore(self, req: dict[str, object]) -> None:
+        """The machine as a table left it (a world started again over a game under way): each
+        set ``table`` / ``stacked`` / ``hopper``, the walls up or down, the centre open or shut.
+        Only while no motor runs."""
+        mcu = self.sim.mcu
+        if mcu.motions:
+            raise ValueError("restore: motors are running")
+        names = {"hopper": SET_HOPPER, "stacked": SET_STACKED, "table": SET_TABLE}
+        sets = [names.get(str(n)) for n in req.get("sets", ())]  # type: ignore[union-attr]
+        if len(sets) != 2 or None in sets or sets.count(SET_TABLE) > 1:
+            raise ValueError(f"restore: sets {req.get('sets')!r} must be two of hopper, stacked, table "
+                             "(at most one on the table)")
+        st = mcu.state
+        st.sets = [int(x) for x in sets if x is not None]
+        st.walls_up = (1 << mcu.model.walls) - 1 if req.get("walls_up") and SET_TABLE in st.sets else 0
+        st.centre_open = bool(req.get("centre_open"))
+        mcu._note("restored", sets=list(st.sets), walls_up=st.walls_up, centre_open=st.centre_open)
+
     def execute(self, req: dict[str, object]) -> dict[str, object]:
         sim, mcu = self.sim, self.sim.mcu
         cmd = req.get("cmd")
@@ -344,6 +362,8 @@ class ControlServer:
                     "rx_line": sim.rx_faults.counts(), "tx_line": sim.tx_faults.counts()}
         elif cmd == "log":
             return {"ok": True, "lines": mcu.log_lines[-int(req.get("n", 200)):]}  # type: ignore[arg-type]
+        elif cmd == "restore":
+            self._restore(req)
         elif cmd == "quit":
             sim.running = False
         else:

@@ -113,6 +113,8 @@ async def run_own_eyes(args: argparse.Namespace, out: Stdout) -> int:
             break
     else:
         return 0
+    if msg.get("resume"):             # this table does not take a game up again (see world_table)
+        out.send({"resumed": {"new_game": True, "why": "a table with its own eyes starts its script again"}})
     await part.start(out.post)
     stop = asyncio.Event()
     loop.add_signal_handler(signal.SIGTERM, stop.set)

@@ -17,7 +17,9 @@ What runs here, and how the daemon meets it:
   reports them over the link; the dice buttons on the daemon's GPIO lines through its mock
   pins' control socket (``firmware_bridge.gpio_lines``, reached by ``--lines``);
 - the staff (start of the game, the reset after a tile kept back was found) and what the
-  players read on the table's display (a result to confirm) over the world's standard streams.
+  players read on the table's display (a result to confirm) over the world's standard streams;
+- after a restart of the daemon, the game under way taken up where the daemon's log has it
+  (the ``go`` line's ``resume``; ``hardware.sim.table_resume``).
 """
 
 from __future__ import annotations
@@ -116,6 +118,8 @@ class World:
         self._shown_at = -1             # the change after which the display last showed a result
         self.games = 0
         self.error = ""
+        self._resumed = False           # the table was laid out again where a game stands
+        self._after_game = False        # ... where a game had ended
 
     # ------------------------------------------------------------------ set-up
     def start(self) -> dict:
@@ -266,9 +270,45 @@ class World:
         rolls = table._rolls
         return tuple(rolls[table.rolls_done]) if table.rolls_done < len(rolls) and rolls[table.rolls_done] else None
 
+    # ------------------------------------------------------------------ a game under way
+    def resume(self, position: dict) -> dict:
+        """The daemon started again over a game under way (``controller.daemon_resume``): the
+        table laid out as the game has it, the MCU holding the sets as the machine left them.
+        Returns where the players go on from."""
+        from hardware.sim.table_resume import lay_out, position_of, resume_index
+        assert self.table is not None and self.mcu is not None
+        games = int(position.get("games", 0))
+        if games <= 0:
+            return {"new_game": True}
+        machine = position.get("machine") or {}
+        if machine.get("sets"):
+            self.mcu.control("restore", sets=list(machine["sets"]), walls_up=bool(machine.get("walls_up")),
+                             centre_open=bool(machine.get("centre_open")))
+        if position.get("finished"):
+            self.games = games                  # the next game starts after the usual pause
+            self._after_game = True
+            return {"games": self.games, "new_game": True}
+        self.games = games - 1
+        hand = int(position.get("hand", 0))
+        if hand >= len(self.script.hands):
+            raise SimTableError(f"resume: the game is at hand {hand}, the script has {len(self.script.hands)}")
+        index = resume_index(self.script.hands[hand].actions, dict(position.get("done") or {}))
+        lay_out(self.table, hand, index)
+        self._version += 1
+        if position.get("result_shown"):
+            self._result_shown.set()
+            self._shown_at = self._changes
+        self._resumed = True
+        log.info("world: resumed at game %d hand %d action %d", self.games + 1, hand, index)
+        return {"games": self.games, **position_of(self.table)}
+
     # ------------------------------------------------------------------ the game
     def run(self) -> None:
         try:
+            if self._after_game:                # the game had ended: the next one after the pause
+                if not self.args.loop:
+                    return
+                self._stop.wait(5.0 / self.speed if self.speed > 0 else 1.0)
             while not self._stop.is_set():
                 self._play_once()
                 self.games += 1
@@ -284,9 +324,14 @@ class World:
     def _play_once(self) -> None:
         table = self.table
         assert table is not None
-        table.prepare_lift()               # the first hand's walls, before the staff start the game
-        self._wait_frames(2)               # the camera is there
-        self._start_game()
+        if self._resumed:
+            self._resumed = False
+            # the camera takes in the table as it was laid out again before anything moves
+            self._wait_frames(2 * FRAMES_PER_CHANGE)
+        else:
+            table.prepare_lift()           # the first hand's walls, before the staff start the game
+            self._wait_frames(2)           # the camera is there
+            self._start_game()
         pending: list[dict] = []
         while not self._stop.is_set():
             nxt = table.next_op()
@@ -363,6 +408,19 @@ async def run_world(args: argparse.Namespace, out: Any) -> int:
     if not go:
         world.close()
         return 0
+    if msg.get("resume"):
+        try:
+            where = await asyncio.to_thread(world.resume, dict(msg["resume"]))
+        except (SimTableError, SimMcuError, ValueError, KeyError, TypeError) as err:
+            world.error = f"could not take up the game: {err}"
+            log.error("world: %s", world.error)
+            where = {"error": world.error}
+        out.send({"resumed": where})
+        if "error" in where:            # the table is not what the game says: no one plays on
+            out.send({"status": world.status()})
+            await relay_commands(messages, world.on_command)
+            world.close()
+            return 0
     driver = threading.Thread(target=world.run, name="world", daemon=True)
     driver.start()
     stop = asyncio.Event()

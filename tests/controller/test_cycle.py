@@ -195,3 +195,65 @@ def test_a_paused_game_starts_no_motion_until_resumed():
     assert s.paused and s.refusal() == "paused by staff" and not any(c.is_motion for _, c in cmds)
     s, cmds = run([(retry("resume", "back"), 40.0)], s)
     assert not s.paused and [c for _, c in cmds] == [C.Centre(is_open=True)]
+
+
+def test_a_deadman_while_nothing_moves_is_cleared_and_the_hand_goes_on():
+    """Seen on a loaded machine: the host silent past 500 ms while the hand was played, no motor
+    running; the MCU stopped nothing, so its latch is cleared instead of halting the table."""
+    s, _ = run(FIRST_HAND + [(ev.StackReady(counts=(34,) * 4), 68.0)])
+    s, cmds = run([(ev.McuFault(code="deadman", detail="deadman (no host frame within the deadman time)"), 90.0)], s)
+    assert s.state == "playing" and [c for _, c in cmds] == [C.ResetFault()]
+    s, cmds = run([(ev.Lift(), 300.0)], s)                 # the next hand is built as usual
+    assert s.state == "receiving" and [c for _, c in cmds] == [C.Centre(is_open=True)]
+
+
+@pytest.mark.parametrize("before, detail", [
+    ([], "latched when the link came up"),                  # found at power-on: the operator decides
+    (FIRST_HAND + [(ev.StackReady(counts=(34,) * 4), 68.0), (ev.Lift(), 300.0)], ""),   # the centre moving
+    (FIRST_HAND, ""),                                       # a shuffle was running
+], ids=["at-start", "in-motion", "shuffling"])
+def test_a_deadman_that_may_have_stopped_something_halts(before, detail):
+    s, _ = run(before)
+    s, cmds = run([(ev.McuFault(code="deadman", detail=detail), 400.0)], s)
+    assert s.state == "halted" and cmds[0][1] == C.StopMotors(reason=s.reason)
+
+
+def test_a_deadman_reported_again_as_the_link_comes_back_mid_hand_is_cleared_again():
+    """Seen in a default run under load: the deadman tripped, the link dropped for 0.2 s, and the
+    MCU reported the latch again as the link came up (the first clear was lost)."""
+    s, _ = run(FIRST_HAND + [(ev.StackReady(counts=(34,) * 4), 68.0)])
+    s, cmds = run([(ev.McuFault(code="deadman", detail="deadman (no host frame within the deadman time)"), 90.0),
+                   (ev.LinkLost(reason="no valid frame from the MCU for 1.0 s"), 90.1),
+                   (ev.LinkRestored(), 90.3), (ev.McuFault(code="deadman", detail="latched when the link came up"), 90.3)],
+                  s)
+    assert s.state == "playing" and s.link_up and [c for _, c in cmds] == [C.ResetFault(), C.ResetFault()]
+
+
+@pytest.mark.parametrize("extra, asked", [
+    ([], [C.ShuffleSet(tile_set=1)]),                                     # a shuffle cut short
+    ([(ev.StackReady(counts=(34,) * 4), 68.0)], []),                      # nothing moving
+    ([(ev.StackReady(counts=(34,) * 4), 68.0), (ev.Lift(), 300.0)], [C.Centre(is_open=True)]),
+    ([(ev.StackReady(counts=(34,) * 4), 68.0), (ev.Lift(), 300.0), (C.CentreDone(is_open=True), 302.0),
+      (ev.Button(seat=2, action="ok"), 320.0), (C.CentreDone(is_open=False), 322.0)], [C.LiftWalls()]),
+], ids=["shuffling", "playing", "receiving", "lifting"])
+def test_after_a_host_restart_the_motion_under_way_is_asked_for_again(extra, asked):
+    s, _ = run(FIRST_HAND + extra)
+    phase = s.state
+    s, cmds = run([(ev.HostRestarted(), 1000.0)], s)
+    assert s.state == phase and [c for _, c in cmds] == asked
+    if s.shuffling is not None:                    # its time limit counts from the new start
+        assert s.shuffle_started_at == 1000.0
+        s, cmds = run([(ev.LinkRestored(), 1050.0)], s)
+        assert s.state == phase and cmds == []
+
+
+def test_a_link_lost_while_nothing_moves_holds_the_next_motion_until_it_is_back():
+    """Seen on a loaded machine: the MCU process ran late and the host declared the link lost mid-hand,
+    nothing moving; the table goes on, and the next hand's motion waits for the link."""
+    s, _ = run(FIRST_HAND + [(ev.StackReady(counts=(34,) * 4), 68.0)])
+    s, cmds = run([(ev.LinkLost(reason="no valid frame from the MCU for 1.0 s"), 90.0)], s)
+    assert s.state == "playing" and cmds == [] and s.refusal() == "MCU link down"
+    s, cmds = run([(ev.Lift(), 300.0)], s)
+    assert s.state == "receiving" and cmds == [] and s.pending == (C.Centre(is_open=True),)
+    s, cmds = run([(ev.LinkRestored(), 301.0)], s)
+    assert [c for _, c in cmds] == [C.Centre(is_open=True)] and s.pending == ()

@@ -11,7 +11,7 @@ SAMPLES = [
     ev.Lid(is_open=True), ev.EStop(is_pressed=False, now=2.0),
     ev.StackReady(counts=(34, 34, 34, 34)), ev.LiftDone(counts=(34, 34, 34, 33), now=9.0),
     ev.DiceResult(seat=2, dice=(3, 5)), ev.McuFault(code="lift_jam", detail="wall 2"),
-    ev.LinkLost(reason="timeout"), ev.LinkRestored(), ev.CentreDone(is_open=True),
+    ev.LinkLost(reason="timeout"), ev.LinkRestored(), ev.CentreDone(is_open=True), ev.HostRestarted(),
     ev.Discard(seat=3, tile="0s", is_riichi=True, is_tsumogiri=True),
     ev.DiscardRemoved(seat=1, index=4, tile="5m", replaced_by="6m"),
     ev.RiichiStick(seat=1), ev.IndicatorRevealed(wall=2, stack=5, tile="7z", is_ura=True),

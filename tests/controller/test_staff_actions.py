@@ -187,3 +187,58 @@ def test_hong_kong_corrections_are_checked_before_the_fan_tracker_gets_them():
     with pytest.raises(STAFF.Refused, match="hand 100"):
         STAFF.check(s, ev.ConfirmResult(hand_index=99, now=500.0), 500.0)
     STAFF.check(s, fix("scores", {"scores": [x.score for x in s.seats][::-1]}), 500.0)   # adds up: passes
+
+
+def test_chombo_is_paid_by_the_rulesets_rule(sample):
+    """``[payments] chombo``: a reverse mangan by default (above); ``deduction`` (the ``league``
+    profile) takes ``chombo_points`` off the offender alone, paid to nobody. Undo gives it back."""
+    events, oks = sample
+    s = at(events, oks[1] - 40)
+    s.ruleset = "league"                       # the same table, played by the league's rules
+    total = sum(x.score for x in s.seats) + 1000 * s.sticks
+    pen = applied(s, fix("penalty", {"seat": 2, "kind": "chombo"}))
+    assert [x.score for x in pen.seats] == [x.score - (20000 if i == 2 else 0) for i, x in enumerate(s.seats)]
+    assert sum(x.score for x in pen.seats) + 1000 * pen.sticks == total - 20000
+    assert pen.corrections[-1]["what"] == "penalty"
+    # a later score correction keeps the table's new total; the old one no longer adds up
+    scores = [x.score for x in pen.seats]
+    refused(pen, fix("scores", {"scores": [x.score for x in s.seats]}), "do not add up")
+    moved = applied(pen, fix("scores", {"scores": [scores[0] - 1000, scores[1] + 1000] + scores[2:]}))
+    assert sum(x.score for x in moved.seats) == sum(scores)
+    # the settlement is made from the points as they stand: its results sum to minus the deduction
+    ended = applied(pen, fix("end_game", {}))
+    assert round(sum(ended.settlement), 1) == -20.0
+    back = applied(pen, fix("undo", {"id": len(pen.corrections) - 1}))
+    assert STAFF.fingerprint(back) == STAFF.fingerprint(s) and back.deducted == 0
+    assert round(sum(applied(back, fix("end_game", {})).settlement), 1) == 0.0
+    refused(s, fix("penalty", {"seat": 4, "kind": "chombo"}), "seat from 1 to 4")
+
+
+@pytest.mark.parametrize("rule, words", [
+    ({"chombo": "yellow_card"}, "must be one of reverse_mangan, deduction"),
+    ({"chombo_points": 150}, "whole hundreds"),
+    ({"chombo_points": -100}, "whole number >= 0"),
+], ids=["kind", "hundreds", "negative"])
+def test_a_chombo_rule_out_of_range_stops_the_profile(tmp_path, rule, words):
+    from controller.rules import ruleset as RS
+    with pytest.raises(RS.RuleSetError, match=words):
+        RS._check_value("payments", *next(iter(rule.items())))
+
+
+def test_a_discard_re_read_as_another_is_named_but_does_not_hold_the_result(sample):
+    """Seen in a default run: a 2m first read as 3m was put right by the camera a few seconds later;
+    the change is named for staff, the hand is scored on the tile as it lies, nothing is held. A
+    discard that vanishes from the river (taken back) still holds it."""
+    events, oks = sample
+    s = at(events, oks[0] - 20)
+    seat = next(i for i, x in enumerate(s.seats) if x.river)
+    old = s.seats[seat].river[0]["tile"]
+    new_tile = "1m" if old != "1m" else "9p"
+    s2, _ = G.step(s, ev.DiscardRemoved(seat=seat, index=0, tile=old, replaced_by=new_tile, now=500.0), 500.0)
+    changed = [a for a in s2.alerts if a["rule"] == "taken_back"]
+    assert changed and "changed to" in changed[-1]["message"] and changed[-1]["holds"] is False
+    assert s2.seats[seat].river[0]["tile"] == new_tile and STAFF.holds_result(s2) is None
+    last = s.last_discard
+    s3, _ = G.step(s, ev.DiscardRemoved(seat=last[0], index=last[1], tile=s.seats[last[0]].river[last[1]]["tile"],
+                                        now=500.0), 500.0)
+    assert "taken back" in STAFF.holds_result(s3)

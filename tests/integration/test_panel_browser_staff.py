@@ -60,3 +60,48 @@ def test_staff_forms_refuse_bad_input_apply_good_and_undo(tmp_path, page, artifa
         page.wait_for_function("window.__jantaku.state.hand_index === 1", timeout=30_000)
     finally:
         assert daemon.stop() == 0
+
+
+def test_the_chombo_form_names_the_rulesets_rule_and_applies_it(tmp_path, page):
+    """A game played by the ``league`` profile ([payments] chombo = "deduction"): the penalty form
+    says so; a chombo takes 20,000 off the player alone; a penalty of another kind is refused
+    and changes nothing; undo gives the points back."""
+    import dataclasses
+
+    events, oks = sample_events()
+    events = [dataclasses.replace(events[0], ruleset="league")] + events[1:oks[0] - 20]
+    feed = tmp_path / "feed.jsonl"
+    write_feed(feed, [(0.0, e) for e in events])
+    cfg = write_config(tmp_path / "t.toml", data=tmp_path / "data", port=free_port(), token=TOKEN, feed=str(feed),
+                       speed=0.0)
+    daemon = DaemonProc(cfg)
+    url = daemon.wait_ready()
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    try:
+        page.goto(f"{url}staff")
+        page.wait_for_function("window.__jantaku.state && window.__jantaku.state.phase === 'play'", timeout=120_000)
+        page.fill("#token", TOKEN)
+        page.click("#token-save")
+        page.wait_for_function("document.getElementById('token-msg').textContent === 'token accepted'", timeout=30_000)
+        page.wait_for_function("document.getElementById('chombo-rule').textContent.includes('20,000 points off')",
+                               timeout=30_000)
+        before = httpx.get(f"{url}api/state", timeout=30).json()
+        res = httpx.post(f"{url}api/staff/correct", headers=auth, timeout=30,
+                         json={"what": "penalty", "reason": "x", "data": {"seat": 1, "kind": "yellow_card", "by": "Mika"}})
+        assert res.status_code == 409 and "chombo only" in res.json()["error"]
+        assert httpx.get(f"{url}api/state", timeout=30).json()["seats"] == before["seats"]
+        page.fill("#by", "Mika")
+        page.select_option("#what", "penalty")
+        page.select_option('.form[data-what="penalty"] select[name="seat"]', "2")
+        page.fill("#reason", "won on a wrong wait")
+        page.click("#correct")
+        page.wait_for_function("document.getElementById('msg').textContent.includes('done')", timeout=30_000)
+        after = httpx.get(f"{url}api/state", timeout=30).json()
+        scores = [s["score"] for s in before["seats"]]
+        assert [s["score"] for s in after["seats"]] == [x - (20000 if i == 2 else 0) for i, x in enumerate(scores)]
+        page.wait_for_selector("#history li button.undo", timeout=30_000)
+        page.click("#history li button.undo")
+        page.wait_for_function("document.getElementById('msg').textContent.includes('undo 1: done')", timeout=30_000)
+        assert httpx.get(f"{url}api/state", timeout=30).json()["seats"] == before["seats"]
+    finally:
+        assert daemon.stop() == 0

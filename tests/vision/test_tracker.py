@@ -213,8 +213,8 @@ def test_a_tile_of_the_other_set_in_the_walls_is_reported_once():
     odd = TableView(walls={2: (2,) * 17}, other_backs={2: ("",) * 4 + ("yellow",) + ("",) * 12})
     plain_view = TableView(walls={2: (2,) * 17}, other_backs={2: ("",) * 17})
     assert feed(tr, [plain_view, odd]) == []
-    evs = feed(tr, [odd, odd, odd], t0=1.0)
-    assert evs == [WallBack(wall=1, stack=5, colour="yellow", now=1.0)]
+    evs = feed(tr, [odd] * (tr.hold + 2), t0=1.0)
+    assert evs == [WallBack(wall=1, stack=5, colour="yellow", now=1.0 + (tr.hold - 2) * 0.1)]
 
 
 def test_the_winning_tile_set_apart_is_voted_with_the_revealed_hand():
@@ -275,3 +275,50 @@ def test_a_revealed_hand_of_the_wrong_size_is_reported_once_it_lies_unchanged():
     assert evs == []                                    # still being laid down, or not yet long enough
     evs = feed(tr, [view({}, revealed={0: twelve})] * 2, t0=5.0)
     assert [(type(e), len(e.tiles)) for e in evs] == [(HandRevealed, 12)]
+
+
+def test_an_arm_over_a_wall_now_and_then_is_not_a_tile_of_the_other_set():
+    """Seen in default runs: an arm reaching over the middle of a wall, two frames at a time, four
+    frames apart, was voted 3 of 5 as "the other set's back (orange)" and held the hand's result."""
+    tr = TableTracker(k=5)
+    arm = TableView(walls={1: (2,) * 17}, other_backs={1: ("",) * 8 + ("orange",) + ("",) * 8})
+    plain_view = TableView(walls={1: (2,) * 17}, other_backs={1: ("",) * 17})
+    assert feed(tr, [arm, arm, plain_view, plain_view] * 6) == []
+    # a camera running slow sees the arm of a seat dealing itself four tiles in every frame a while
+    assert feed(tr, ([arm] * 8 + [plain_view]) * 3, t0=3.0) == []
+    # a tile that stands there is reported once ``hold`` views in a row all see it
+    odd = TableView(walls={1: (2,) * 17}, other_backs={1: ("",) * 8 + ("yellow",) + ("",) * 8})
+    evs = feed(tr, [odd] * tr.hold, t0=6.0)
+    assert evs == [WallBack(wall=1, stack=9, colour="yellow", now=6.0 + (tr.hold - 1) * 0.1)]
+
+
+def test_resumed_mid_hand_what_the_game_knows_is_not_reported_again():
+    """The daemon started again mid-hand: the tracker starts from the game's rivers, melds and
+    sticks (by game seat); only what changes after that is reported."""
+    tr = TableTracker(k=3, first_dealer_position=1)
+    pon = SeenMeld((SeenTile("5z", 0.9), SeenTile("5z", 0.9, True), SeenTile("5z", 0.9)), "pon", 1, None, 0)
+    tr.resume(rivers={3: [("1m", False), ("9p", True)], 0: [("2s", False)]}, melds={0: ["pon"]}, sticks={3})
+    table = view({0: ["1m", "9p*"], 1: ["2s"]}, melds={1: [pon]})
+    table = TableView(**{**table.__dict__, "sticks": frozenset({0})})
+    assert feed(tr, [table] * 4) == []
+    later = view({0: ["1m", "9p*"], 1: ["2s", "3s"]}, melds={1: [pon]})
+    assert feed(tr, [later] * 3, t0=1.0) == [Discard(seat=0, tile="3s", now=1.1)]
+
+
+def test_a_discard_re_read_after_a_call_names_its_place_in_discard_order():
+    """``DiscardRemoved.index`` counts the tiles called away (the game's river keeps them): seen in
+    a default run, a 2m first read as 3m after a chi was corrected at the called tile's place, the
+    correction was dropped, and the false 3m made a "fifth tile" that held the result."""
+    tr = TableTracker(k=3)
+    feed(tr, [view({1: ["2m", "6p"]})] * 3)
+    chi = SeenMeld((SeenTile("6p", 0.9, True), SeenTile("7p", 0.9), SeenTile("8p", 0.9)), "chi", 0, None, 1)
+    feed(tr, [view({1: ["2m"]}, melds={2: [chi]})] * 3, t0=1.0)
+    feed(tr, [view({1: ["2m", "3m"]}, melds={2: [chi]})] * 3, t0=2.0)
+    evs = feed(tr, [view({1: ["2m", "2m"]}, melds={2: [chi]})] * 3, t0=3.0)
+    assert evs == [DiscardRemoved(seat=1, index=2, tile="3m", replaced_by="2m", now=3.1)]
+    # started again mid-hand with the called place known, the same
+    tr2 = TableTracker(k=3)
+    tr2.resume(rivers={1: [("2m", False), ("3m", False)]}, melds={2: ["chi"]}, called={1: [1]})
+    assert feed(tr2, [view({1: ["2m", "3m"]}, melds={2: [chi]})] * 3) == []
+    evs = feed(tr2, [view({1: ["2m", "2m"]}, melds={2: [chi]})] * 3, t0=1.0)
+    assert evs == [DiscardRemoved(seat=1, index=2, tile="3m", replaced_by="2m", now=1.1)]

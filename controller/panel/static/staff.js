@@ -119,6 +119,7 @@
     try {
       const s = await call("/api/staff/status");
       $("machine-detail").textContent = s.machine_words;
+      if (s.chombo_rule) $("chombo-rule").textContent = s.chombo_rule;
       $("retry").hidden = !s.machine_actions.includes("retry");
       $("continue").hidden = !s.machine_actions.includes("continue");
       $("parts").replaceChildren(...Object.entries(s.parts).map(([name, st]) =>

@@ -19,8 +19,10 @@ Actions (``what``, ``data``), numbered as the table display numbers them in ever
 - ``scores`` {scores, sticks}: every seat's points and the sticks on the table; the total must
   stay what it was (points and sticks, 1000 a stick);
 - ``dismiss_alert`` {index}: an alert judged harmless (it no longer holds the result);
-- ``penalty`` {seat, kind: "chombo"}: a chombo paid as a reverse mangan (dealer 4000 to each,
-  else 4000 to the dealer and 2000 to each other seat);
+- ``penalty`` {seat, kind: "chombo"}: a chombo by the ruleset's ``[payments] chombo``: a reverse
+  mangan (``reverse_mangan``, the default: dealer 4000 to each, else 4000 to the dealer and 2000
+  to each other seat), or ``deduction``: ``chombo_points`` (20000) off the offender alone, paid
+  to nobody (the table's total drops by it; the settlement's results then sum to minus it);
 - ``end_game`` {}: the game ends now and is settled at the scores as they stand;
   ``pause`` / ``resume`` {}: the display shows the game paused and the machine starts no new
   motion (controller.cycle) until resumed;
@@ -210,6 +212,12 @@ def _penalty(s: GameState, d: dict, now: float, cmds: list) -> None:
     kind = d.get("kind", "chombo")
     if kind != "chombo":
         raise Refused(f"penalty {kind!r} is not known: chombo only")
+    if s.rules.chombo == "deduction":
+        # off the offender alone, paid to nobody: the table's total drops by it (scores
+        # corrected later keep the new total; the settlement's results sum to minus it)
+        s.seats[seat].score -= s.rules.chombo_points
+        s.deducted += s.rules.chombo_points
+        return
     if s.n_seats != 4:
         raise Refused("chombo payments are set for four players only")
     dealer = s.dealer
@@ -228,7 +236,7 @@ def _end_game(s: GameState, d: dict, now: float, cmds: list) -> None:
     s.finished = True
     s.phase = "ended"
     s.result = None
-    s.settlement = settle([x.score for x in s.seats], rules=s.rules, sticks=s.sticks)
+    s.settlement = settle([x.score for x in s.seats], rules=s.rules, sticks=s.sticks, deducted=s.deducted)
 
 
 def _pause(s: GameState, d: dict, now: float, cmds: list) -> None:

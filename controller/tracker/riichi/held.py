@@ -31,7 +31,7 @@ def holds_result(s: Any) -> str | None:
     """Why the hand's result is held for staff (a set error or cheating alert not dismissed), else None."""
     for a in getattr(s, "alerts", ()):
         if a.get("hand_index") == s.hand_index and a.get("rule") in HOLDING and not a.get("dismissed") \
-                and _still_so(s, a):
+                and a.get("holds", True) and _still_so(s, a):
             who = f" by seat {a['seat'] + 1}" if isinstance(a.get("seat"), int) else ""
             tile = f" ({a['tile']})" if a.get("tile") else ""
             return f"{a['rule'].replace('_', ' ')}{who}{tile}: staff to dismiss the alert or void the hand"

@@ -199,7 +199,7 @@ def confirm(s: GameState, cmds: list, now: float) -> None:
     if nxt.is_over:
         s.phase = "ended"
         s.finished = True
-        s.settlement = settle([x.score for x in s.seats], rules=rules, sticks=s.sticks)
+        s.settlement = settle([x.score for x in s.seats], rules=rules, sticks=s.sticks, deducted=s.deducted)
         cmds.append(ev.Show(what="settlement", data={"scores": [x.score for x in s.seats], "reason": nxt.end_reason,
                                                      "points": s.settlement}, now=now))
         return

@@ -38,6 +38,7 @@ class GameState(HandState):
     indicators: list[str] = field(default_factory=list)
     ura: list[str] = field(default_factory=list)
     timeline: list[tuple] = field(default_factory=list)
+    deducted: int = 0                           # points taken off by penalties, paid to nobody (the game's)
 
     def reset_hand(self) -> None:
         self.kan_pending, self.flips_owed, self.flips_now = None, 0, 0
