@@ -213,7 +213,7 @@ def _step(s: CycleState, e: object, now: float) -> tuple[CycleState, list[Machin
         if s.state in STILL_PHASES and s.shuffling is None:
             # nothing was moving (a loaded host's MCU process ran late, a cable pulled during play):
             # no motion goes out until the link is back (``motion_allowed``); a deadman the MCU
-            # latched meanwhile is reported when it comes back and halts then
+            # latched meanwhile is reported when it comes back and cleared as above
             return s, []
         return _halt(s, f"MCU link lost{': ' + e.reason if e.reason else ''}")
     if isinstance(e, ev.LinkRestored):
