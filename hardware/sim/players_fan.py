@@ -38,7 +38,7 @@ from controller.rules import walls as WL
 from controller.rules.hk.arrange import HandShapeError, Meld
 from controller.rules.ruleset import RuleSet
 from controller.rules.ruleset import load as load_rules
-from controller.rules.tilesets import census_for
+from hardware.sim.players_walls import shuffled_walls
 from hardware.sim.script_model import HandScript, Script, ScriptError
 
 FAMILIES = ("hk", "chinese")
@@ -91,18 +91,7 @@ class _HandPlay:
 
     def __init__(self, rules: RuleSet, dealer: int, round_wind: int, rng: random.Random) -> None:
         self.rules, self.dealer, self.round_wind, self.rng = rules, dealer, round_wind, rng
-        proc = rules.procedures
-        self.rolls: list[tuple[int, ...]] = []
-        while (nxt := DC.next_roller(proc.break_method, dealer, self.rolls)) is not None:
-            self.rolls.append(tuple(rng.randint(1, 6) for _ in range(nxt[1])))
-        self.lay = WL.plan(proc, dealer, self.rolls)
-        census = census_for(rules)
-        bag = [t for t in sorted(census, key=T.sort_key) for _ in range(census[t])]
-        rng.shuffle(bag)
-        slots = list(self.lay.all_slots)
-        if len(slots) != len(bag):
-            raise ScriptError(f"{rules.name}: {len(slots)} wall slots for a set of {len(bag)} tiles")
-        self.walls: dict[WL.WallSlot, str | None] = dict(zip(slots, bag, strict=True))
+        self.rolls, self.lay, self.walls = shuffled_walls(rules, dealer, rng)
         self.ws = WL.WallState(self.lay, dict(self.walls))
         self.seats = [_Seat() for _ in range(4)]
         self.actions: list[dict] = []

@@ -28,7 +28,6 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from controller.rules import dice as DC
 from controller.rules import flow as FL
 from controller.rules import tenhou as TH
 from controller.rules import tiles as T
@@ -39,7 +38,7 @@ from controller.rules.replay import replay_hand
 from controller.rules.ruleset import RuleSet
 from controller.rules.ruleset import load as load_rules
 from controller.rules.scoring import score_win
-from controller.rules.tilesets import census_for
+from hardware.sim.players_walls import shuffled_walls
 from hardware.sim.script import build_script
 from hardware.sim.script_model import Script, ScriptError
 
@@ -90,18 +89,7 @@ class _HandPlay:
     def __init__(self, rules: RuleSet, game: FL.GameScore, rng: random.Random) -> None:
         self.rules, self.game, self.rng = rules, game, rng
         self.dealer = game.dealer
-        proc = rules.procedures
-        self.rolls: list[tuple[int, ...]] = []
-        while (nxt := DC.next_roller(proc.break_method, self.dealer, self.rolls)) is not None:
-            self.rolls.append(tuple(rng.randint(1, 6) for _ in range(nxt[1])))
-        self.lay = WL.plan(proc, self.dealer, self.rolls)
-        census = census_for(rules)
-        bag = [t for t in sorted(census, key=T.sort_key) for _ in range(census[t])]
-        rng.shuffle(bag)
-        slots = list(self.lay.all_slots)
-        if len(slots) != len(bag):
-            raise ScriptError(f"{rules.name}: {len(slots)} wall slots for a set of {len(bag)} tiles")
-        self.walls = dict(zip(slots, bag, strict=True))
+        self.rolls, self.lay, self.walls = shuffled_walls(rules, self.dealer, rng)
         self.ws = WL.WallState(self.lay, dict(self.walls))
         self.seats = [_Seat() for _ in range(N)]
         self.events: list = []
