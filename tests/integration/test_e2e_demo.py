@@ -278,10 +278,12 @@ def test_every_recorded_game_played_through_rendered_camera_frames(tmp_path, pag
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(2400)
 def test_a_camera_that_errs_in_2_percent_of_frames_changes_no_score(tmp_path):
-    """One face-up tile misread or lost in 2 % of the frames: the frames are voted on, nothing changes.
-    On top of the rendered camera's own doubts too, over a whole game."""
-    play_all(["mjai-reviewer__2019050417gm-0029-0000-4f2a8622.json", "mjai-reviewer__double_kakan_then_chankan.json"],
-             tmp_path / "perfect", camera_errors=0.02)
-    play_all(["mjlog2json__2019103023gm-00a9-0000-f90e0fe9.json"], tmp_path / "rendered", camera="rendered",
-             camera_errors=0.02)
+    """A glare over a random spot in 2 % of the frames (the tile under it misread or lost in that
+    frame), drawn into the rendered picture and read by the daemon's own reader and tracker; nothing
+    is corrected from the simulator's truth. The frames are voted on, nothing changes, over a whole
+    game and two excerpts."""
+    play_all(["mjlog2json__2019103023gm-00a9-0000-f90e0fe9.json", "mjai-reviewer__2019050417gm-0029-0000-4f2a8622.json",
+              "mjai-reviewer__double_kakan_then_chankan.json"], tmp_path, camera="rendered", camera_errors=0.02,
+             at_once=2, eyes="daemon", finish_s=1200.0)
