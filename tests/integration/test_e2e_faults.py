@@ -166,11 +166,11 @@ def test_no_alert_over_the_clean_sample_games():
         assert s.alerts == [], (path.name, s.alerts)
 
 # the cases caught through the daemon's own parts (the world's MCU, mock pins, frame stream read by
-# TableReader + TableTracker); the others still run only with the simulated table's own eyes above.
-# set_and_river, red_turn_draw and lift_call_furiten were each caught this way once on a quiet machine,
-# but not reliably under load (false taken_back / fifth_tile in hand 2 of 4f2a8622; the hand after an
-# extra draw left at "win"); short_set is not (the world builds no short set again: no lane_count).
-DAEMON_EYES_CASES = ("walls_and_hand", "turn_and_back", "houtei_call")
+# TableReader + TableTracker): every contract fault and the tracker's other rules. short_set is not
+# (the world builds no short set again, so no lane_count reaches the daemon); it runs with the
+# simulated table's own eyes above.
+DAEMON_EYES_CASES = ("walls_and_hand", "turn_and_back", "houtei_call", "set_and_river", "red_turn_draw",
+                     "lift_call_furiten")
 
 
 def _check_caught(case: str, want: list[dict], alerts: list[dict]) -> None:
@@ -183,7 +183,7 @@ def _check_caught(case: str, want: list[dict], alerts: list[dict]) -> None:
     assert {a["rule"] for a in alerts if a["rule"] in sim_script.INJECTABLE_RULES} == rules, (case, alerts)
 
 
-@pytest.mark.timeout(900)   # three excerpts side by side, every frame rendered and read: a loaded machine is slow
+@pytest.mark.timeout(1200)   # six excerpts side by side, every frame rendered and read: a loaded machine is slow
 def test_injected_faults_are_caught_through_the_daemons_own_parts(tmp_path):
     """The faults committed in the world's table, seen in its rendered frames by the daemon's own
     camera part (``other_back``: the other set's back colour in the wall, read by TableReader)."""
