@@ -201,16 +201,16 @@ class TableTracker:
     def _other_backs(self, events: list[Event], now: float) -> None:
         newest = {(w, i) for w, row in self._views[-1].other_backs.items() for i, c in enumerate(row, 1) if c}
         self._back_streak = {slot: self._back_streak.get(slot, 0) + 1 for slot in newest}
-        slots = {(w, i) for v in self._views for w, row in v.other_backs.items() for i, c in enumerate(row, 1) if c}
+        # the other set's tile stands in the wall all hand; an arm reaching over the wall lies on a
+        # slot for a few frames at a time, more of them when the camera runs slow (seen in default
+        # runs: "the other set's back (orange)" on the middle stack of a wall during the deal,
+        # holding the result): ``hold`` views in a row must all see it
+        slots = {slot for slot, views in self._back_streak.items() if views >= self.hold}
         for w, stack in sorted(slots - self._c.other_backs):
             votes = [v.other_backs[w][stack - 1] for v in self._views
                      if w in v.other_backs and len(v.other_backs[w]) >= stack]
             best = self._majority(votes)
-            # the other set's tile stands in the wall all hand; an arm reaching over the wall lies
-            # on a slot for a few frames at a time, more of them when the camera runs slow (seen in
-            # default runs: "the other set's back (orange)" on the middle stack of a wall during the
-            # deal, holding the result): ``hold`` views in a row must all see it
-            if best and self._back_streak.get((w, stack), 0) >= self.hold:
+            if best:
                 self._c.other_backs.add((w, stack))
                 events.append(WallBack(wall=self.seat(w), stack=stack, colour=str(best), now=now))
 
