@@ -308,18 +308,21 @@ class World:
             if self._after_game:                # the game had ended: the next one after the pause
                 if not self.args.loop:
                     return
-                self._stop.wait(5.0 / self.speed if self.speed > 0 else 1.0)
+                self._pause_between_games()
             while not self._stop.is_set():
                 self._play_once()
                 self.games += 1
                 if not self.args.loop or self._stop.is_set():
                     break
-                self._stop.wait(5.0 / self.speed if self.speed > 0 else 1.0)
+                self._pause_between_games()
                 self._new_table()
         except (SimTableError, SimMcuError, ValueError, OSError) as err:
             t = self.table
             self.error = f"stopped at hand {t.hand_index if t else 0} action {t.op_index if t else 0}: {err}"
             log.error("world: %s", self.error)
+
+    def _pause_between_games(self) -> None:
+        self._stop.wait(5.0 / self.speed if self.speed > 0 else 1.0)
 
     def _play_once(self) -> None:
         table = self.table
