@@ -58,9 +58,8 @@ def table_position(state: Any, cycle: Any, games: int) -> dict[str, Any] | None:
 
 def machine_position(cycle: Any) -> dict[str, Any]:
     """The tile sets and the walls as the machine cycle has them (``controller.cycle.CycleState``)."""
-    sets = ["hopper", "hopper"]
-    for name, index in (("hopper", cycle.shuffling), ("hopper", cycle.hopper), ("stacked", cycle.stacked),
-                        ("table", cycle.on_table)):
+    sets = ["hopper", "hopper"]         # a set neither stacked nor on the table (shuffling or not)
+    for name, index in (("stacked", cycle.stacked), ("table", cycle.on_table)):
         if index in (0, 1):
             sets[index] = name
     phase = cycle.halted_in if cycle.state == "halted" else cycle.state
