@@ -55,6 +55,11 @@ def on_removed(fam: Family, s: HandState, e: ev.DiscardRemoved, now: float, cmds
     if entry["is_out_of_turn"]:
         seat.river.pop(e.index)   # the out-of-turn tile goes back: the fault was already named
         uncount(s, [entry["tile"]])
+        if e.replaced_by is not None and s.phase == "play":
+            # the same place already shows another tile: the out-of-turn tile went back and, on its
+            # turn, the seat discarded this one there (the camera never saw the place empty for
+            # long): it is that seat's discard
+            fam.handlers[ev.Discard](s, ev.Discard(seat=e.seat, tile=e.replaced_by, now=now), now, cmds)
         return
     if e.replaced_by is not None:
         # the same place now shows another tile: the discard was changed, or re-read (a camera's

@@ -336,6 +336,57 @@ def test_a_discard_that_changes_in_place():
     assert "changed to 7z" in cmds[0].alert.message or "changed to 6z" in cmds[0].alert.message
 
 
+def test_an_out_of_turn_tile_taken_back_and_the_place_then_read_as_the_seats_own_discard():
+    """A seat discards out of turn and takes the tile back; on its turn it discards another tile
+    at the same place, and the camera, which never saw the place empty for long, reports the
+    place changed (``DiscardRemoved`` with ``replaced_by``). That tile is the seat's discard: the
+    turn goes on, and the hand ends on the recorded result, held for staff by the one alert."""
+    events = S.events_of(S.build_script(load(WHOLE)))
+    end = next(i for i, e in enumerate(events) if isinstance(e, ev.Button) and e.action == "ok")
+    clean = play(events[:end])
+    discards = [i for i, e in enumerate(events[:end]) if isinstance(e, ev.Discard)]
+    k = discards[8]                                   # seat A discards on its turn
+    b = (events[k].seat + 1) % 4
+    own = [i for i in discards if i > k and events[i].seat == b]
+    mine, later = own[0], own[1]                      # B's next discard, and a later one
+    s = play(events[:k])
+    wrong = dataclasses.replace(events[later], is_tsumogiri=False, is_riichi=False, now=events[k].now - 0.1)
+    s, cmds = G.step(s, wrong, wrong.now)             # B, out of turn
+    assert [(c.alert.rule, c.alert.seat, c.alert.tile) for c in cmds] == [("out_of_turn", b, wrong.tile)]
+    index = len(s.seats[b].river) - 1
+    for e in events[k:mine]:
+        s, _ = G.step(s, e, e.now)
+    now = events[mine].now
+    s, cmds = G.step(s, ev.DiscardRemoved(seat=b, index=index, tile=wrong.tile, replaced_by=events[mine].tile,
+                                          now=now), now)
+    assert [c for c in cmds if isinstance(c, ev.RaiseAlert)] == []
+    assert s.seats[b].river[-1]["tile"] == events[mine].tile and not s.seats[b].river[-1]["is_out_of_turn"]
+    assert s.turn == (b + 1) % 4
+    for e in events[mine + 1:end]:
+        s, _ = G.step(s, e, e.now)
+    assert [(a["rule"], a["seat"], a["tile"]) for a in s.alerts] == [("out_of_turn", b, wrong.tile)]
+    assert s.result is not None and s.result["deltas"] == clean.result["deltas"]
+
+
+def test_a_winners_hand_seen_before_its_button_still_wins():
+    """The camera may see a winner's hand laid down before its tsumo or ron button comes over the
+    MCU's link (a loaded host): every hand of a whole game with each winner's reveal moved ahead
+    of its button ends as with the button first, with no alert."""
+    events = S.events_of(S.build_script(load(WHOLE)))
+    early = list(events)
+    moved = 0
+    for i in range(len(early) - 1):
+        a, b = early[i], early[i + 1]
+        if isinstance(a, ev.Button) and a.action in ("tsumo", "ron") and isinstance(b, ev.HandRevealed) \
+                and b.seat == a.seat:
+            early[i], early[i + 1] = dataclasses.replace(b, now=a.now), dataclasses.replace(a, now=b.now)
+            moved += 1
+    assert moved >= 5
+    clean, swapped = play(events), play(early)
+    assert swapped.alerts == [] and clean.alerts == []
+    assert swapped.history == clean.history and swapped.finished
+
+
 @pytest.mark.parametrize("rule", S.FAULT_RULES)
 def test_every_hand_of_a_whole_game(rule):
     """Each fault in each hand of a whole game is caught with its seat and tile, or refused

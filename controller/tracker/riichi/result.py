@@ -22,6 +22,15 @@ from controller.tracker.staff import claim_tsumo, sheet_row
 def declare_tsumo(s: GameState, seat_no: int, cmds: list, now: float) -> None:
     if claim_tsumo(s, seat_no, cmds, now, infer_draw=PLAY.infer_draw, name="tsumo"):
         _watch_ura(s, cmds, now)
+        _early_reveals(s, cmds, now)
+
+
+def _early_reveals(s: GameState, cmds: list, now: float) -> None:
+    """The hands seen laid down before the declaration that ends play (its button came over the
+    link after the camera saw the hand): taken now, as if seen after it."""
+    kept, s.early_reveals = s.early_reveals, {}
+    for seat, (tiles, win_tile) in sorted(kept.items()):
+        on_revealed(s, ev.HandRevealed(seat=seat, tiles=tiles, win_tile=win_tile, now=now), now, cmds)
 
 
 def declare_ron(s: GameState, seat_no: int, cmds: list, now: float) -> None:
@@ -50,6 +59,7 @@ def declare_ron(s: GameState, seat_no: int, cmds: list, now: float) -> None:
         compute_result(s, cmds, now)
         return
     _watch_ura(s, cmds, now)
+    _early_reveals(s, cmds, now)
 
 
 def _settle_undo_riichi_for_ron(s: GameState, src: int) -> None:
@@ -83,6 +93,7 @@ def declare_nine_terminals(s: GameState, seat_no: int, cmds: list, now: float) -
     s.winners = []
     s.nine_terminals_seat = seat_no
     compute_result(s, cmds, now)   # an abortive draw: nothing changes hands; the reveal is checked
+    _early_reveals(s, cmds, now)
 
 
 def on_revealed(s: GameState, e: ev.HandRevealed, now: float, cmds: list) -> None:
@@ -108,6 +119,10 @@ def _withdraw_reveal_alerts(s: GameState, seat_no: int) -> list[str]:
 
 
 def _on_revealed(s: GameState, e: ev.HandRevealed, now: float, cmds: list) -> None:
+    if s.phase == "play" and 0 <= e.seat < len(s.seats):
+        # its declaration may still be on its way (a new dict: a state's dicts are shared by its clones)
+        s.early_reveals = {**s.early_reveals, e.seat: (tuple(e.tiles), e.win_tile)}
+        return
     if s.phase not in ("win", "draw", "result"):
         return
     seat = s.seats[e.seat]

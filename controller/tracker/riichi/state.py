@@ -39,12 +39,16 @@ class GameState(HandState):
     ura: list[str] = field(default_factory=list)
     timeline: list[tuple] = field(default_factory=list)
     deducted: int = 0                           # points taken off by penalties, paid to nobody (the game's)
+    # hands seen laid down while play still went on, seat -> (tiles, win_tile): the camera may see
+    # a winner's hand before its tsumo / ron / draw button comes over the MCU's link
+    early_reveals: dict[int, tuple[tuple[str, ...], str | None]] = field(default_factory=dict)
 
     def reset_hand(self) -> None:
         self.kan_pending, self.flips_owed, self.flips_now = None, 0, 0
         self.replacement_reason = "kan"
         self.nine_terminals_seat = None
         self.indicators, self.ura, self.timeline = [], [], []
+        self.early_reveals = {}
 
 
 def new_state() -> GameState:
