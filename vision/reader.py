@@ -85,9 +85,9 @@ class TableReader(StripParsing, CropReading):
         calibration.check_matches(profile=profile)
         self.profile = profile
         self.layout = Layout(profile)
-        # the standing hands counted from above (vision.hand_count): off until the rendered demo's
-        # games have been checked with it (table_check: 2 games, 0 differences)
-        self.count_hands = False
+        # the standing hands counted from above (vision.hand_count), for the tracker's HandCount
+        # (a seat that never lays its hand down may still hold 12 or 14)
+        self.count_hands = True
         self.calibration = calibration
         self.camera = calibration.camera
         self.classifier = classifier

@@ -17,7 +17,11 @@ so a 2 % per-frame misread or loss does not reach the game. It emits the events 
 - ``RiichiStick`` when a seat's riichi stick is put out (once a hand);
 - ``HandRevealed`` when a seat lays its hand face up, with ``win_tile`` when the last tile lies
   set apart from the row (a winner's winning tile), and again if most views later read one of
-  its tiles otherwise (the game then replaces the reading); ``FlowerSetAside`` for each flower.
+  its tiles otherwise (the game then replaces the reading); ``FlowerSetAside`` for each flower;
+- ``HandCount`` for a seat whose standing tiles, counted from above (``TableView.standing``),
+  are one short of its melds (12 with them, a meld counted as 3; 13 belong between turns, 14
+  on turn) in ``hold`` views in a row where nothing covered them: once, until the count
+  changes (the game judges it, ``controller.integrity.check_hand_count``: 相公).
 
 Seats: views are in table positions; events are in game seats, counted counter-clockwise from
 ``first_dealer_position`` (the position where the first dealer sits). Walls are raised anew for
@@ -36,6 +40,7 @@ from controller.events import (
     DiscardRemoved,
     Event,
     FlowerSetAside,
+    HandCount,
     HandRevealed,
     IndicatorRevealed,
     Meld,
@@ -105,6 +110,8 @@ class TableTracker:
         self._gone: dict[int, list[int]] = {}       # position -> discard-order places called away
         self._back_streak: dict[tuple[int, int], int] = {}   # (wall, stack) -> views in a row with another back
         self._odd_reveal: dict[int, tuple[tuple, int]] = {}   # position -> (odd-sized hand, views it lay)
+        self._count_streak: dict[int, tuple[int, int]] = {}   # position -> (standing count, views in a row)
+        self._count_told: dict[int, int] = {}       # position -> the unfit count last reported
 
     def resume(self, *, rivers: dict[int, list[tuple[str, bool]]] | None = None,
                melds: dict[int, list[str]] | None = None, revealed: dict[int, tuple[str, ...]] | None = None,
@@ -166,6 +173,7 @@ class TableTracker:
         self._revealed(events, now)
         self._indicators(events, now)     # after the melds (a kan's indicator) and the reveals (ura)
         self._flowers(events, now)
+        self._standing(events, now)       # after the melds and reveals: they change what fits
         return events
 
     def _walls(self, events: list[Event], now: float) -> None:
@@ -380,6 +388,32 @@ class TableTracker:
                 if i >= len(committed) and str(best).endswith("f"):
                     committed.append(str(best))
                     events.append(FlowerSetAside(seat=self.seat(p), tile=str(best), now=now))
+
+
+    def _standing(self, events: list[Event], now: float) -> None:
+        """The standing count of each seat that has not laid its hand down: one a tile short of its
+        melds that stays the same for ``hold`` views in a row (a tile being drawn, a meld being
+        laid out, a hand sorted pass) is reported; a view where the hand was covered or not
+        counted leaves the streak as it was."""
+        view = self._views[-1]
+        for p in range(self.positions):
+            if p in self._c.revealed:
+                self._count_streak.pop(p, None)
+                continue
+            n = view.standing.get(p)
+            if n is None or p in view.occluded:
+                continue
+            last, streak = self._count_streak.get(p, (-1, 0))
+            streak = streak + 1 if last == n else 1
+            self._count_streak[p] = (n, streak)
+            melds = len(self._c.melds.get(p, ()))
+            if n + 3 * melds != 12:
+                # 13 or 14 fit (between turns, on turn); far fewer is a count gone wrong (a stick or
+                # an arm along the hand), not a hand: a tile fallen leaves 12
+                self._count_told.pop(p, None)
+            elif streak >= self.hold and self._count_told.get(p) != n:
+                self._count_told[p] = n
+                events.append(HandCount(seat=self.seat(p), count=n, now=now))
 
 
 # --------------------------------------------------------------------------- the loop's view of it all

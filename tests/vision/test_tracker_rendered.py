@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from controller.events import Discard, HandRevealed, IndicatorRevealed, Meld, RiichiStick, WallStackTaken
+from controller.events import (
+    Discard,
+    HandCount,
+    HandRevealed,
+    IndicatorRevealed,
+    Meld,
+    RiichiStick,
+    WallStackTaken,
+)
 from hardware.sim.scene import MeldShape, TableState
 from tests.fixtures.frames import renderer_for
 from vision.calibration import calibrate
@@ -86,7 +94,7 @@ def as_tuple(e):
         return ("stick", e.seat)
     if isinstance(e, HandRevealed):
         return ("revealed", e.seat, e.tiles, e.win_tile)
-    return (type(e).__name__,)
+    return (type(e).__name__, *(vars(e).values()))
 
 
 @pytest.mark.parametrize("pose", ["top", "tilt15"])
@@ -128,3 +136,32 @@ def test_a_hand_resting_over_a_river_makes_no_discard(tile_model):
     over.hands_over = (renderer.layout.to_table(0, -10.0, 110.0), renderer.layout.to_table(1, -60.0, 100.0))
     for i in range(8):
         assert tracker.update(reader.read(renderer.render(over, seed=30 + i)), now=1 + i * 0.1) == []
+
+
+def test_a_standing_hand_a_tile_short_is_counted_from_above(tile_model):
+    """A seat that never lays its hand down drops a tile: 12 stand where 13 belong. The tracker
+    reports the count once it has stayed so for ``hold`` views (never for 13, nor for 11 beside
+    a pon), and again only after the count changed."""
+    renderer = renderer_for("riichi4", "top")
+    st = TableState.full_walls(renderer.layout, standing={0: 13, 1: 13, 2: 13, 3: 11})
+    st.melds[3] = [MeldShape(("6s", "6s", "6s"), sideways=1)]
+    reader = TableReader(renderer.profile, calibrate(renderer.render(st, seed=1), renderer.profile), tile_model)
+    tracker = TableTracker(k=5, first_dealer_position=1)
+    seed, t = 40, 0.0
+
+    def counts(state, frames):
+        nonlocal seed, t
+        out = []
+        for _ in range(frames):
+            seed, t = seed + 1, t + 0.1
+            out += [(e.seat, e.count) for e in tracker.update(reader.read(renderer.render(state, seed=seed)), now=t)
+                    if isinstance(e, HandCount)]
+        return out
+
+    assert counts(st, 3 * tracker.hold) == []
+    short = st.copy()
+    short.standing[2] = 12
+    assert counts(short, tracker.hold - 1) == []        # not yet: a hand may be sorting its tiles
+    assert counts(short, 2 * tracker.hold) == [(1, 12)]  # position 2 is seat 1 (the first dealer sits at 1)
+    assert counts(st, 2 * tracker.hold) == []           # whole again
+    assert counts(short, 2 * tracker.hold) == [(1, 12)]
