@@ -13,7 +13,7 @@
   dice and the seat buttons are posted to the daemon under the sources its firmware and GPIO
   parts use (not through the MCU pty and the mock pins: no camera frame waits on them). The
   discards timed are those made once a call and a riichi stick lie on the table. Target <= 100.
-- ``rss_mb``: resident memory of ``tablectl demo --eyes daemon`` on the physically simulated
+- ``rss_mb``: resident memory of ``tablectl demo`` on the physically simulated
   table (the daemon's own firmware part on the world's MCU pty, mock pins, the camera part
   reading the world's frame stream with the ONNX model; the world is another process, not
   counted) after 5 s of play. Target <= 250.
@@ -61,7 +61,7 @@ def measure_start_and_rss(runs: int) -> tuple[float, float]:
         data = tempfile.mkdtemp(prefix="jt-bench-")
         t0 = time.monotonic()
         proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "demo", "--script", str(SAMPLE_GAME),
-                                 "--data", data, "--port", str(port), "--simulation", "physical", "--eyes", "daemon"],
+                                 "--data", data, "--port", str(port), "--simulation", "physical"],
                                 cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         try:
             line = proc.stdout.readline()

@@ -72,7 +72,6 @@ class GameConfig:
     loop: bool = True                  # sim only: start the script again after the game ends
     feed: str = ""                     # sim only: JSONL of events played straight into the loop (tests)
     simulation: str = "events"         # sim only: events (perfect eyes) | physical (MCU pty, buttons, camera)
-    eyes: str = "daemon"               # sim physical: daemon (its own firmware, GPIO, camera parts) | table
 
 
 @dataclass(frozen=True)
@@ -231,7 +230,6 @@ def _parse_game(s: _Section) -> GameConfig:
         loop=s.bool("loop", True),
         feed=s.str("feed", ""),
         simulation=s.str("simulation", "events", choices=("physical", "events")),
-        eyes=s.str("eyes", "daemon", choices=("daemon", "table")),
     )
 
 

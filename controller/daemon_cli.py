@@ -182,10 +182,9 @@ def _cmd_demo(argv: list[str]) -> int:
                         f"RULE: {', '.join(INJECT_RULES)}")
     p.add_argument("--data", help="data folder (default: a fresh temporary one)")
     p.add_argument("--simulation", choices=("physical", "events"), default="physical",
-                   help="physical: MCU on a pty, seat buttons, camera (default); events: perfect eyes")
-    p.add_argument("--eyes", choices=("daemon", "table"), default="table",
-                   help="physical: the daemon's own firmware, GPIO and camera parts meet the simulated table "
-                        "(daemon), or the simulated table brings its own (table, the default for now)")
+                   help="physical (default): the simulated table's MCU on a pty, dice buttons on mock pins and "
+                        "camera stream, met by the daemon's own firmware, GPIO and camera parts; events: its "
+                        "events fed straight in")
     args = p.parse_args(argv)
     script = Path(args.script)
     try:
@@ -203,7 +202,7 @@ def _cmd_demo(argv: list[str]) -> int:
     panel = {"port": args.port, "port_fallback": False} if args.port is not None else {}
     cfg = config_mod.replace(cfg, table={"backend": "sim"}, storage={"data_dir": data},
                              game={"script": str(script.resolve()), "speed": args.speed, "loop": False,
-                                   "simulation": args.simulation, "eyes": args.eyes,
+                                   "simulation": args.simulation,
                                    **({"ruleset": log_json["ruleset"]} if is_played else {})},
                              **({"panel": panel} if panel else {}))
     return serve(cfg, injects=args.inject)

@@ -6,15 +6,15 @@ A part posts events to the loop and carries out commands (see ``controller.daemo
 
 | part       | sim backend                                    | serial backend (a Pi)               |
 |------------|------------------------------------------------|-------------------------------------|
-| firmware   | the world's MCU pty (``eyes = "daemon"``), or   | pyserial link on ``[firmware] port``|
-| + gpio     | ``port = "sim"`` with ``script = "off"``; mock  | + gpiozero on lgpio / RPi.GPIO      |
-|            | pins, driven by the world over a line socket    |                                     |
+| firmware   | the world's MCU pty (``simulation =            | pyserial link on ``[firmware] port`` |
+|            | "physical"``), or ``port = "sim"`` with        |                                     |
+| + gpio     | ``script = "off"``; mock pins, driven by the   | + gpiozero on lgpio / RPi.GPIO      |
+|            | world over a line socket                       |                                     |
 | camera     | ``CameraPart(TableReader, TableTracker)`` on    | V4L2, file or stream                |
 |            | the world's frame stream (``StreamCamera``)     | (``daemon_camera``)                 |
 | sim table  | the world process (``controller.daemon_world``, | (none: people play)                 |
 |            | ``python -m hardware.sim.world``) playing       |                                     |
-|            | ``[game] script``; ``eyes = "table"``: the world|                                     |
-|            | brings its own MCU link, buttons and eyes;      |                                     |
+|            | ``[game] script``;                              |                                     |
 |            | ``simulation = "events"``: ``ScriptedTablePart``|                                     |
 |            | (a feed made by ``hardware.sim.events_feed``)   |                                     |
 | feed       | ``[game] feed``: events from a JSONL file      | (none)                              |
@@ -186,10 +186,8 @@ def build_parts(cfg: Config, store: EventStore, *, injects: list[dict] | None = 
             parts.append(FeedPart(cfg.game.feed, store, speed=cfg.game.speed))
         elif cfg.game.script == "off":
             log.info("sim: no simulated players ([game] script = 'off')")
-        elif cfg.game.simulation == "physical" and cfg.game.eyes == "daemon":
-            parts += _world_and_real_parts(cfg, injects)
         elif cfg.game.simulation == "physical":
-            parts.append(_world_own_eyes(cfg, injects))
+            parts += _world_and_real_parts(cfg, injects)
         else:
             script = cfg.game.script or str(SAMPLE_GAME)
             parts.append(ScriptedTablePart(script, store, speed=cfg.game.speed, loop=cfg.game.loop,
@@ -197,20 +195,6 @@ def build_parts(cfg: Config, store: EventStore, *, injects: list[dict] | None = 
     elif cfg.game.feed:
         raise ConfigError(f"{cfg.source}: [game] feed is for the sim backend only")
     return parts
-
-
-def _world_own_eyes(cfg: Config, injects: list[dict] | None) -> Any:
-    """The physically simulated table with its own MCU, buttons and camera, as a world process
-    (``controller.daemon_world``): ``[camera] source = "rendered"`` reads rendered frames with
-    the model where it is built, else the table is read without error."""
-    from controller.daemon_world import WorldPart, world_command
-    camera = "auto" if cfg.camera.source == "rendered" else "perfect"
-    if cfg.game.script and not cfg.game.loop and cfg.camera.source == "rendered":
-        camera = ""          # tablectl demo --script: $JANTAKU_SIM_CAMERA, else rendered
-    argv = world_command("--script", cfg.game.script or str(SAMPLE_GAME), "--speed", str(cfg.game.speed),
-                         "--ruleset", cfg.game.ruleset, "--injects", json.dumps(injects or []),
-                         "--eyes", "own", "--camera", camera)
-    return WorldPart(argv)
 
 
 def _world_and_real_parts(cfg: Config, injects: list[dict] | None) -> list[Any]:
@@ -228,7 +212,7 @@ def _world_and_real_parts(cfg: Config, injects: list[dict] | None) -> list[Any]:
     lines = workdir / "lines.sock"
     gpio = make_gpio(cfg.gpio.pin_factory, cfg.gpio.pinmap, lines=str(lines))
     argv = world_command("--script", cfg.game.script or str(SAMPLE_GAME), "--speed", str(cfg.game.speed),
-                         "--ruleset", cfg.game.ruleset, "--injects", json.dumps(injects or []), "--eyes", "daemon",
+                         "--ruleset", cfg.game.ruleset, "--injects", json.dumps(injects or []),
                          "--lines", str(lines), "--workdir", str(workdir / "world"), "--fps", str(cfg.camera.fps),
                          *(["--loop"] if cfg.game.loop else []))
     world = WorldPart(argv)

@@ -8,8 +8,8 @@ line:
 - the world → the daemon: ``{"ready": {...}}`` once (what it serves: the MCU's pty, the camera
   stream's socket, the commands it carries out), then ``{"event": RECORD, "source": S}`` (what
   the people at the table do that the daemon learns by other means than its devices: the staff
-  starting the game, the staff's reset after putting a tile back; and, for the world that brings
-  its own eyes, what it saw) and ``{"status": {...}}`` now and then (the staff view's line);
+  starting the game, the staff's reset after putting a tile back) and ``{"status": {...}}`` now
+  and then (the staff view's line);
 - the daemon → the world: ``{"go": true}`` once its loop takes events, with ``"resume":
   POSITION`` when the daemon started again on a game under way (``controller.daemon_resume``:
   the game, the hand and the step within it; the world lays the table out as it stood and
@@ -207,14 +207,4 @@ class WorldPart:
         if self.error:
             out["error"] = out.get("error") or self.error
         return out
-
-    def latest_jpeg(self) -> bytes | None:
-        """The world's newest camera frame as evidence, where it keeps one (its own eyes)."""
-        path = self.info.get("frame_jpeg")
-        if not path:
-            return None
-        try:
-            return Path(path).read_bytes() or None
-        except OSError:
-            return None
 

@@ -5,16 +5,11 @@ speaks to the daemon only through what a table has (the MCU's serial link on a p
 the lines the daemon reads through gpiozero) and, over its standard streams, through what the
 people at the table do by other means (one JSON object per line; see ``controller.daemon_world``).
 
-Two worlds:
-
-- ``--eyes own`` (``tablectl demo --script``, the whole-game tests): the table of
-  ``hardware.sim.table_part.SimTablePart`` runs here, with its MCU process on a pty, its seat
-  buttons and its camera with the view tracker (``table_eyes``); what it sees goes to the
-  daemon as vision events over stdout, the table's motion commands come in over stdin.
-- ``--eyes daemon`` (``tablectl run``, the default): ``hardware.sim.world_table`` — the MCU on a
-  pty that the daemon's own firmware part drives, a camera stream of frames rendered
-  continuously that the daemon's own camera part reads (``vision.reader`` + ``vision.tracker``),
-  the dice buttons, lid and e-stop on the daemon's mock pins driven over its line socket.
+The world (``hardware.sim.world_table``): the MCU on a pty that the daemon's own firmware part
+drives, a camera stream of frames rendered continuously that the daemon's own camera part reads
+(``vision.reader`` + ``vision.tracker``), the dice buttons, lid and e-stop on the daemon's mock
+pins driven over its line socket. (``hardware.sim.table_part.SimTablePart``, a table with its own
+view tracker, is kept only as the tests' oracle; the daemon never meets it.)
 """
 
 from __future__ import annotations
@@ -23,12 +18,8 @@ import argparse
 import asyncio
 import json
 import logging
-import os
-import signal
 import sys
-import tempfile
 import threading
-from pathlib import Path
 from typing import Any
 
 from controller import events as ev
@@ -88,65 +79,6 @@ async def relay_commands(messages, handle) -> None:
                 handle(command)
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
-async def run_own_eyes(args: argparse.Namespace, out: Stdout) -> int:
-    """The table with its own eyes (SimTablePart) in this process; events relayed to the daemon."""
-    from hardware.sim.table_part import SimTablePart
-    workdir = Path(args.workdir or tempfile.mkdtemp(prefix="jt-world-"))
-    workdir.mkdir(parents=True, exist_ok=True)
-    part = SimTablePart(args.script, speed=args.speed, ruleset=args.ruleset, injects=json.loads(args.injects),
-                        camera=args.camera or None, seed=args.seed)
-    loop = asyncio.get_running_loop()
-    queue: asyncio.Queue = asyncio.Queue()
-    threading.Thread(target=_stdin_lines, args=(loop, queue), daemon=True).start()
-    frame_path = workdir / "frame.jpg"
-    out.send({"ready": {"handles": ["cmd.lift", "cmd.roll_dice", "cmd.shuffle", "cmd.light_button"],
-                        "watches": ["cmd.show"], "frame_jpeg": str(frame_path), "pid": os.getpid()}})
-    messages = _messages(queue)
-    async for msg in messages:        # wait for the daemon's go: its loop takes events now
-        if msg.get("go"):
-            break
-    else:
-        return 0
-    if msg.get("resume"):             # this table does not take a game up again (see world_table)
-        out.send({"resumed": {"new_game": True, "why": "a table with its own eyes starts its script again"}})
-    await part.start(out.post)
-    stop = asyncio.Event()
-    loop.add_signal_handler(signal.SIGTERM, stop.set)
-
-    async def status_ticks() -> None:
-        frames = -1
-        while not stop.is_set():
-            out.send({"status": part.status()})
-            if part.frames != frames:
-                frames = part.frames
-                jpeg = await asyncio.to_thread(part.latest_jpeg)
-                if jpeg:
-                    await asyncio.to_thread(_write_atomic, frame_path, jpeg)
-            try:
-                await asyncio.wait_for(stop.wait(), 0.5)
-            except TimeoutError:
-                pass
-
-    async def commands() -> None:
-        await relay_commands(messages, part.handle)
-        stop.set()
-
-    ticker = asyncio.create_task(status_ticks())
-    reader = asyncio.create_task(commands())
-    await stop.wait()
-    reader.cancel()
-    await part.stop()
-    out.send({"status": part.status()})
-    ticker.cancel()
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m hardware.sim.world", description=__doc__.split("\n\n")[0])
     p.add_argument("--script", required=True, help="a tenhou.net/6 JSON log the simulated players act out")
@@ -154,19 +86,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ruleset", default="tenhou")
     p.add_argument("--injects", default="[]", help='faults, JSON: [{"rule": R, "hand": H, "seat": S}]')
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--eyes", choices=("own", "daemon"), default="own")
-    p.add_argument("--camera", default="", help="own eyes: rendered | perfect | auto (default $JANTAKU_SIM_CAMERA)")
     p.add_argument("--workdir", default="", help="where the world keeps its sockets and the MCU's files")
-    p.add_argument("--loop", action="store_true", help="daemon eyes: play the script again after its end")
-    p.add_argument("--fps", type=float, default=10.0, help="daemon eyes: the camera's frame rate")
-    p.add_argument("--lines", default="", help="daemon eyes: the daemon's GPIO line socket")
+    p.add_argument("--loop", action="store_true", help="play the script again after its end")
+    p.add_argument("--fps", type=float, default=10.0, help="the camera's frame rate")
+    p.add_argument("--lines", default="", help="the daemon's GPIO line socket")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="world %(levelname)s %(name)s: %(message)s")
     out = Stdout()
     try:
-        if args.eyes == "own":
-            return asyncio.run(run_own_eyes(args, out))
         from hardware.sim.world_table import run_world
         return asyncio.run(run_world(args, out))
     except (ValueError, OSError, RuntimeError) as err:

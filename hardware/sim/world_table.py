@@ -198,6 +198,19 @@ class World:
             dx, dy = {0: (0, 1), 1: (1, 0), 2: (0, -1), 3: (-1, 0)}[seat % 4]
             self.scene.reach(seat, (cx + int(dx * w * 0.22), cy + int(dy * h * 0.28)))
 
+    def _kept_back(self) -> None:
+        """A tile kept back after the hand (an injected ``set_mismatch``): the set pushed into the
+        centre is a tile short, so the shuffler counts one lane short when it next builds a set
+        from the hopper (the simulated MCU is told the lanes' counts; it reports its fault
+        ``lane_count`` over the link as the firmware does, and the daemon's staff put the tile
+        back and retry). The counts are those of the script's ``stacked`` op of the next hand."""
+        assert self.table is not None
+        kept_in = self.table.kept[-1][0]          # the hand after which the tile was kept back
+        later = self.script.hands[kept_in + 1:kept_in + 2]
+        counts = next((a["counts"] for h in later for a in h.actions if a["op"] == "stacked"), None)
+        if counts is not None and self.mcu is not None:
+            self.mcu.control("lane_counts", counts=list(counts))
+
     # ------------------------------------------------------------------ the MCU, seen by the players
     def _mcu_done(self) -> list[str]:
         """The MCU's motions that ended since the last look (``lift_done``, ``dice_result``, ...)."""
@@ -361,6 +374,8 @@ class World:
             if op["op"] in VISIBLE_OPS:
                 self._changed(op)
                 pending.append(op)
+            if op["op"] == "keep":
+                self._kept_back()
             if op["op"] == "lift":
                 self._wait_frames(FRAMES_PER_CHANGE)
                 pending = []

@@ -1,11 +1,13 @@
-"""No alert at all over 200 clean simulated hands (issue 7), also with a camera that errs in 2 % of frames.
+"""No alert at all over 200 clean simulated hands (issue 7), the game tracker fed by the test oracle.
 
 Every recorded game of ``../shared/samples/tenhou/`` is acted out by the simulated table's own
 driving thread (``SimTablePart._drive``: the table, the seat buttons on gpiozero mock pins, the
 camera's frames voted on, the tracker), with three different dice rolls each (so other walls and
 break points), into the daemon's ``Core`` (game tracker + table view). The MCU process is left
 out here to play hundreds of hands quickly: the walls and dice the table sets up are reported
-back as the MCU would (its own path is checked end to end in ``test_e2e_demo.py``).
+back as the MCU would. This is the tracker's check over many walls and dice; the product's own
+path (the world met by the daemon's firmware, GPIO and camera parts, and a camera erring in some
+frames) is played end to end in ``test_e2e_demo.py`` and ``test_e2e_world.py``.
 """
 
 from __future__ import annotations
@@ -95,8 +97,3 @@ def test_no_alert_over_200_clean_simulated_hands():
         pytest.fail(f"the recorded games {SAMPLES} are missing")
     hands, misread = check_games(0.0)
     assert hands >= 200 and misread == 0
-
-
-def test_no_alert_and_no_score_changed_by_a_camera_erring_in_2_percent_of_frames():
-    hands, misread = check_games(0.02)
-    assert hands >= 200 and misread >= 100      # about 2 % of some 20 000 frames

@@ -1,5 +1,5 @@
 """End to end through the daemon's own parts (issue 16): the simulated table is a world outside
-the daemon (``python -m hardware.sim.world --eyes daemon``), and the daemon meets it with the
+the daemon (``python -m hardware.sim.world``), and the daemon meets it with the
 parts it runs on a real table: the firmware part on the world's MCU pty (its machine cycle
 lowers, shuffles, lifts, rolls), the GPIO part on mock pins that the world drives over the line
 socket (the dice buttons), and ``CameraPart(TableReader, TableTracker)`` on the world's stream
@@ -21,7 +21,7 @@ EXCERPTS = ("mjai-reviewer__ryukyoku.json", "mjai-reviewer__chankan.json")
 @pytest.mark.timeout(900)   # every frame rendered and read: a loaded machine is slow
 @pytest.mark.parametrize("name", EXCERPTS)
 def test_an_excerpt_played_through_the_daemons_own_parts_ends_on_the_recorded_scores(tmp_path, name):
-    demo = Demo(_sample(name), tmp_path / "g", eyes="daemon").ready()
+    demo = Demo(_sample(name), tmp_path / "g").ready()
     try:
         state = demo.wait_played(600)
         res = httpx.get(f"{demo.url}api/staff/status", headers={"Authorization": f"Bearer {demo.token}"}, timeout=30)
@@ -34,7 +34,7 @@ def test_an_excerpt_played_through_the_daemons_own_parts_ends_on_the_recorded_sc
     finally:
         demo.terminate()
         demo.stop()
-    check_played(name, demo, state, "rendered")
+    check_played(name, demo, state)
     # the daemon's own tracker saw the game: nothing came from the world but the staff's start
     assert demo.sources() <= {"staff", "firmware", "gpio", "camera", "integrity"}
 
@@ -45,7 +45,7 @@ def test_glare_in_5_percent_of_frames_changes_no_score(tmp_path):
     it misread or lost), read by the daemon's own reader and tracker, nothing corrected from the
     simulator's truth."""
     name = "mjai-reviewer__ryukyoku.json"
-    demo = Demo(_sample(name), tmp_path / "g", eyes="daemon", camera_errors=0.05).ready()
+    demo = Demo(_sample(name), tmp_path / "g", camera_errors=0.05).ready()
     try:
         state = demo.wait_played(600)
         world = demo.table_status()
@@ -53,4 +53,4 @@ def test_glare_in_5_percent_of_frames_changes_no_score(tmp_path):
     finally:
         demo.terminate()
         demo.stop()
-    check_played(name, demo, state, "rendered")
+    check_played(name, demo, state)
