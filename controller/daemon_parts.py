@@ -236,8 +236,9 @@ def _world_and_real_parts(cfg: Config, injects: list[dict] | None) -> list[Any]:
         info = world.spawn()
         firmware = FirmwarePart(str(info["port"]), gpio=gpio, reply_timeout_s=cfg.firmware.timeout_s,
                                 baudrate=cfg.firmware.baudrate)
-        from controller.daemon_camera import build_pipeline
-        camera = build_pipeline(StreamCamera(str(info["camera"])), calibration_file=cfg.camera.calibration,
+        from controller.daemon_camera import build_pipeline, profile_for_ruleset
+        camera = build_pipeline(StreamCamera(str(info["camera"])), profile=profile_for_ruleset(cfg.game.ruleset),
+                                calibration_file=cfg.camera.calibration,
                                 fps=cfg.camera.fps if cfg.game.speed > 0 else 0.0)
     except (ConfigError, BridgeError, OSError) as err:
         world.close()

@@ -126,15 +126,30 @@ class World:
         from hardware.sim.scene import SceneRenderer
         from hardware.sim.world_camera import FrameServer, LiveScene
         from vision.layout import load_profile
-        self.mcu = SimMcuProcess.start(self.workdir / "mcu", time_scale=self.time_scale)
+        profile = self._profile_name()
+        # the machine the set fits: 144 tiles with flowers, three walls for three players (its
+        # shuffler counts the set it builds again, its lift reports the walls)
+        model = ["--model", {"hk144": "flowers", "sanma": "sanma"}[profile]] if profile != "riichi4" else []
+        self.mcu = SimMcuProcess.start(self.workdir / "mcu", time_scale=self.time_scale, extra=model)
         self._new_table()
         from hardware.sim.scene_delta import DeltaRenderer
-        renderer = DeltaRenderer(SceneRenderer(load_profile("riichi4")), seed=self.args.seed)   # draws what changed
+        # drawn on the table the rules' set stands on: the daemon's camera reads it with the same
+        # profile (controller.daemon_camera.profile_for_ruleset)
+        renderer = DeltaRenderer(SceneRenderer(load_profile(profile)), seed=self.args.seed)   # draws what changed
         glare = float(os.environ.get("JANTAKU_SIM_CAMERA_ERRORS", "0") or 0)
         self.scene = LiveScene(renderer, self._state_now, seed=self.args.seed, glare=glare)
         self.camera = FrameServer(self.workdir / "camera.sock", self.scene.frame, on_frame=self._on_frame)
         return {"port": self.mcu.port, "camera": str(self.camera.path), "mcu_control": self.mcu.control_path,
                 "handles": [], "watches": ["cmd.show"], "pid": os.getpid()}
+
+    def _profile_name(self) -> str:
+        """The table profile of the rules played (``ProcedureRules.table_profile``)."""
+        from controller.rules.ruleset import RuleSetError
+        from controller.rules.ruleset import load as load_rules
+        try:
+            return load_rules(self.args.ruleset).procedures.table_profile
+        except RuleSetError:
+            return "riichi4"
 
     def _new_table(self) -> None:
         self.table = SimTable(self.script, control=self.mcu.control if self.mcu else None, press=self._press)
@@ -232,6 +247,10 @@ class World:
             elif result == "dice_result" and what == "dice_result":
                 dice = self._next_roll()
                 table.on_dice(tuple(dice) if dice else ())
+                # fan rules roll more than once a hand (hk: three dice, then two): the next roll's
+                # dice set on the MCU before the player presses the dice button again
+                if any(a["op"] == "dice" for a in table.hand.actions[table.op_index + 1:]):
+                    self._queue_dice(table.hand_index)
         self._wait_frames(1)
         self._stop.wait(MCU_POLL_S)
 
