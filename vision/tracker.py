@@ -105,6 +105,8 @@ class TableTracker:
         self._gone: dict[int, list[int]] = {}       # position -> discard-order places called away
         self._back_streak: dict[tuple[int, int], int] = {}   # (wall, stack) -> views in a row with another back
         self._odd_reveal: dict[int, tuple[tuple, int]] = {}   # position -> (odd-sized hand, views it lay)
+        self._stable: dict[int, list[tuple[str, bool]]] = {}    # position -> its river as this update voted it
+        self._withheld: dict[int, int] = {}          # position -> new discards held back in earlier updates
 
     def resume(self, *, rivers: dict[int, list[tuple[str, bool]]] | None = None,
                melds: dict[int, list[str]] | None = None, revealed: dict[int, tuple[str, ...]] | None = None,
@@ -162,6 +164,7 @@ class TableTracker:
         self._other_backs(events, now)
         new_melds = self._melds(events, now)
         self._rivers(events, now, new_melds)
+        self._new_discards(events, now)
         self._sticks(events, now)
         self._revealed(events, now)
         self._indicators(events, now)     # after the melds (a kan's indicator) and the reveals (ura)
@@ -275,6 +278,7 @@ class TableTracker:
             self._called.setdefault(p, []).extend(taken)
         for p in range(self.positions):
             stable = self._stable_river(p)
+            self._stable[p] = stable
             committed = self._c.rivers.setdefault(p, [])
             common = min(len(stable), len(committed))
             for i in range(common):
@@ -306,10 +310,36 @@ class TableTracker:
                 self._shrunk_for.pop(p, None)
             else:
                 self._shrunk_for.pop(p, None)
-            for i in range(len(committed), len(stable)):
+
+    def _new_discards(self, events: list[Event], now: float) -> None:
+        """The new river tiles, as ``Discard`` s. While a discard that left its river has no meld
+        yet (``_shrunk_for``: the caller's meld may be read frames after the tile left, under the
+        caller's arm), the discards that followed it wait: the caller's own discard must reach the
+        game after the call. The wait ends with the meld, with the tile counted as taken back
+        (``hold`` views), or with the next tile taken from the wall (the game went on: the tiles
+        held are reported before that take)."""
+        waiting = bool(self._shrunk_for)
+        took = next((k for k, e in enumerate(events) if isinstance(e, WallStackTaken)), None)
+        before: list[Event] = []
+        for p in range(self.positions):
+            stable = self._stable.get(p, [])
+            committed = self._c.rivers.setdefault(p, [])
+            if len(stable) <= len(committed):
+                self._withheld.pop(p, None)
+                continue
+            if waiting and took is None:
+                self._withheld[p] = len(stable) - len(committed)
+                continue
+            held = self._withheld.pop(p, 0)
+            start = len(committed)
+            for i in range(start, len(stable)):
                 tile, is_side = stable[i]
                 committed.append(stable[i])
-                events.append(Discard(seat=self.seat(p), tile=tile, is_riichi=bool(is_side), now=now))
+                event = Discard(seat=self.seat(p), tile=tile, is_riichi=bool(is_side), now=now)
+                (before if waiting and i - start < held else events).append(event)
+        if before:
+            assert took is not None
+            events[took:took] = before
 
     def _place(self, p: int, i: int) -> int:
         """The discard-order place (``DiscardRemoved.index``: tiles called away keep their place) of
