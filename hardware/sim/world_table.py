@@ -55,6 +55,7 @@ SETTLE_FRAMES = 6              # frames of the hands laid down before the dealer
 RESULT_FRAMES = 30             # frames to wait for a result made after the last hand was shown
 MCU_POLL_S = 0.1
 FRAME_WAIT_S = 120.0           # no frame asked for this long: the daemon's camera is gone
+LAMP_WAIT_S = 60.0             # a player waits this long for the dice lamp before pressing anyway
 
 
 class Lines:
@@ -111,6 +112,8 @@ class World:
         self.frames = 0
         self._version = 0
         self._result_shown = threading.Event()
+        self._lamps = threading.Condition()
+        self._dice_lit: set[int] = set()   # seats whose dice lamp the daemon lit and who have not pressed since
         self._mcu_seen: set[tuple] = set()
         self._pushed: tuple[int, int] = (-1, -1)   # (game, hand) before which the old set was pushed in
         self._ok_seat: int | None = None
@@ -140,7 +143,7 @@ class World:
         self.scene = LiveScene(renderer, self._state_now, seed=self.args.seed, glare=glare)
         self.camera = FrameServer(self.workdir / "camera.sock", self.scene.frame, on_frame=self._on_frame)
         return {"port": self.mcu.port, "camera": str(self.camera.path), "mcu_control": self.mcu.control_path,
-                "handles": [], "watches": ["cmd.show"], "pid": os.getpid()}
+                "handles": [], "watches": ["cmd.show", "cmd.light_button"], "pid": os.getpid()}
 
     def _profile_name(self) -> str:
         """The table profile of the rules played (``ProcedureRules.table_profile``)."""
@@ -184,6 +187,27 @@ class World:
         if isinstance(command, ev.Show) and command.what == "result":
             self._shown_at = self._changes
             self._result_shown.set()
+        elif isinstance(command, ev.LightButton) and command.action == "dice":
+            with self._lamps:
+                if command.is_on:
+                    self._dice_lit.add(command.seat)
+                else:
+                    self._dice_lit.discard(command.seat)
+                self._lamps.notify_all()
+
+    def _await_dice_lamp(self, seat: int) -> None:
+        """A player rolls when the daemon lights the seat's dice lamp (after the walls are up, and
+        after the roll before, once the daemon has its result: the second roll of a fan hand is not
+        pressed before the daemon has read the first, whatever the MCU already shows). Pressing
+        clears the lamp; one that stays dark is pressed after ``LAMP_WAIT_S`` all the same."""
+        deadline = time.monotonic() + LAMP_WAIT_S
+        with self._lamps:
+            while seat not in self._dice_lit and not self._stop.is_set():
+                if time.monotonic() > deadline:
+                    log.warning("world: seat %d's dice lamp not lit after %.0f s; pressed anyway", seat, LAMP_WAIT_S)
+                    break
+                self._lamps.wait(0.2)
+            self._dice_lit.discard(seat)
 
     def _start_game(self) -> None:
         h0 = self.script.hands[0]
@@ -371,6 +395,8 @@ class World:
                 self._await_result()
             elif nxt["op"] == "press" and nxt["action"] in ("tsumo", "ron", "draw"):
                 self._wait_frames(REACT_FRAMES)
+            elif nxt["op"] == "press" and nxt["action"] == "dice":
+                self._await_dice_lamp(nxt["seat"])
             op = table.step()
             if op is None:
                 continue
