@@ -17,7 +17,8 @@ so a 2 % per-frame misread or loss does not reach the game. It emits the events 
 - ``RiichiStick`` when a seat's riichi stick is put out (once a hand);
 - ``HandRevealed`` when a seat lays its hand face up, with ``win_tile`` when the last tile lies
   set apart from the row (a winner's winning tile), and again if most views later read one of
-  its tiles otherwise (the game then replaces the reading); ``FlowerSetAside`` for each flower.
+  its tiles otherwise (the game then replaces the reading); ``FlowerSetAside`` for each flower,
+  and at a three-player table a ``Meld`` ``nuki`` for each north set aside.
 
 Seats: views are in table positions; events are in game seats, counted counter-clockwise from
 ``first_dealer_position`` (the position where the first dealer sits). Walls are raised anew for
@@ -410,6 +411,10 @@ class TableTracker:
                 if i >= len(committed) and str(best).endswith("f"):
                     committed.append(str(best))
                     events.append(FlowerSetAside(seat=self.seat(p), tile=str(best), now=now))
+                elif i >= len(committed) and self.positions == 3 and plain(str(best)) == "4z":
+                    # three-player riichi: a north set aside (nuki), a meld of one tile
+                    committed.append(str(best))
+                    events.append(Meld(seat=self.seat(p), meld_kind="nuki", tiles=(str(best),), now=now))
 
 
 # --------------------------------------------------------------------------- the loop's view of it all
