@@ -55,6 +55,10 @@ SETTLE_FRAMES = 6              # frames of the hands laid down before the dealer
 RESULT_FRAMES = 30             # frames to wait for a result made after the last hand was shown
 MCU_POLL_S = 0.1
 FRAME_WAIT_S = 120.0           # no frame asked for this long: the daemon's camera is gone
+# the MCU's deadman: the firmware's 500 ms is met by the daemon's link and its heartbeat keeper on
+# the table's own Pi; here they share a test host's cores with the renderer, the reader and other
+# runs, where a loaded host (seen: load 23 on 2 cores) starves both past 500 ms and the table halts
+DEADMAN_MS = 2000
 LAMP_WAIT_S = 60.0             # a player waits this long for the dice lamp before pressing anyway
 
 
@@ -133,7 +137,8 @@ class World:
         # the machine the set fits: 144 tiles with flowers, three walls for three players (its
         # shuffler counts the set it builds again, its lift reports the walls)
         model = ["--model", {"hk144": "flowers", "sanma": "sanma"}[profile]] if profile != "riichi4" else []
-        self.mcu = SimMcuProcess.start(self.workdir / "mcu", time_scale=self.time_scale, extra=model)
+        self.mcu = SimMcuProcess.start(self.workdir / "mcu", time_scale=self.time_scale,
+                                       extra=[*model, "--deadman-ms", str(DEADMAN_MS)])
         self._new_table()
         from hardware.sim.scene_delta import DeltaRenderer
         # drawn on the table the rules' set stands on: the daemon's camera reads it with the same
