@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 # The packaged game the simulated table plays by default: a real recorded game
 # (tenhou.net/6, a copy of the shared folder's samples/tenhou/mjlog2json__2019021004gm-00a9-0000-e2f6516d.json).
 SAMPLE_GAME = Path(__file__).resolve().parent / "daemon_sample_game.json"
+SIM_LINK_TIMEOUT_S = 3.0      # the simulated MCU on a pty: a frame at least this often (SimTablePart's too)
 
 
 class EventPlayer:
@@ -218,10 +219,13 @@ def _world_and_real_parts(cfg: Config, injects: list[dict] | None) -> list[Any]:
     world = WorldPart(argv)
     try:
         info = world.spawn()
+        # the MCU on a pty shares the host's cores with the world's renderer and the daemon's reader:
+        # a loaded host may leave it 1 s without a frame, so the link is declared lost after 3 s
         firmware = FirmwarePart(str(info["port"]), gpio=gpio, reply_timeout_s=cfg.firmware.timeout_s,
-                                baudrate=cfg.firmware.baudrate)
-        from controller.daemon_camera import build_pipeline
-        camera = build_pipeline(StreamCamera(str(info["camera"])), calibration_file=cfg.camera.calibration,
+                                baudrate=cfg.firmware.baudrate, link_timeout_s=SIM_LINK_TIMEOUT_S)
+        from controller.daemon_camera import build_pipeline, profile_for_ruleset
+        camera = build_pipeline(StreamCamera(str(info["camera"])), profile=profile_for_ruleset(cfg.game.ruleset),
+                                calibration_file=cfg.camera.calibration,
                                 fps=cfg.camera.fps if cfg.game.speed > 0 else 0.0)
     except (ConfigError, BridgeError, OSError) as err:
         world.close()

@@ -476,10 +476,12 @@ def source_from_position(seat: int, sideways_index: int, n_tiles: int, players: 
     return (seat + 2) % players
 
 
-def sideways_index_for(seat: int, source: int, n_tiles: int) -> int:
-    """Where the sideways tile lies in a called meld of ``n_tiles`` (inverse of source_from_position)."""
-    rel = (source - seat) % 4
-    if rel == 3:
+def sideways_index_for(seat: int, source: int, n_tiles: int, players: int = 4) -> int:
+    """Where the sideways tile lies in a called meld of ``n_tiles`` (inverse of source_from_position):
+    left for the previous player, right for the next, else across (with three players the
+    previous player is two seats on)."""
+    rel = (source - seat) % players
+    if rel == players - 1:
         return 0
     if rel == 1:
         return n_tiles - 1

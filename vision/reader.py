@@ -88,6 +88,7 @@ class TableReader(StripParsing, CropReading):
         # the standing hands counted from above (vision.hand_count), for the tracker's HandCount
         # (a seat that never lays its hand down may still hold 12 or 14)
         self.count_hands = True
+        self._norths_aside = profile.positions == 3     # three-player riichi sets norths aside (nuki)
         self.calibration = calibration
         self.camera = calibration.camera
         self.classifier = classifier
@@ -280,8 +281,9 @@ class TableReader(StripParsing, CropReading):
             elif strip.kind == "reveal":
                 pass   # below, once the melds that may share the strip are known
             else:
-                # only flowers and seasons count here (an added kan tile may reach into the strip)
-                faces = tuple(t for t in tiles if t.tile.endswith("f"))
+                # only flowers and seasons count here (an added kan tile may reach into the strip),
+                # and at a three-player table the norths set aside (nuki, 抜き)
+                faces = tuple(t for t in tiles if t.tile.endswith("f") or (t.tile == "4z" and self._norths_aside))
                 if faces:
                     flowers[strip.seat] = faces
         for seat in range(self.profile.positions):

@@ -17,7 +17,8 @@ so a 2 % per-frame misread or loss does not reach the game. It emits the events 
 - ``RiichiStick`` when a seat's riichi stick is put out (once a hand);
 - ``HandRevealed`` when a seat lays its hand face up, with ``win_tile`` when the last tile lies
   set apart from the row (a winner's winning tile), and again if most views later read one of
-  its tiles otherwise (the game then replaces the reading); ``FlowerSetAside`` for each flower;
+  its tiles otherwise (the game then replaces the reading); ``FlowerSetAside`` for each flower,
+  and at a three-player table a ``Meld`` ``nuki`` for each north set aside;
 - ``HandCount`` for a seat whose standing tiles, counted from above (``TableView.standing``),
   are one short of its melds (12 with them, a meld counted as 3; 13 belong between turns, 14
   on turn) in ``hold`` views in a row where nothing covered them: once, until the count
@@ -112,6 +113,8 @@ class TableTracker:
         self._odd_reveal: dict[int, tuple[tuple, int]] = {}   # position -> (odd-sized hand, views it lay)
         self._count_streak: dict[int, tuple[int, int]] = {}   # position -> (standing count, views in a row)
         self._count_told: dict[int, int] = {}       # position -> the unfit count last reported
+        self._stable: dict[int, list[tuple[str, bool]]] = {}    # position -> its river as this update voted it
+        self._withheld: dict[int, int] = {}          # position -> new discards held back in earlier updates
 
     def resume(self, *, rivers: dict[int, list[tuple[str, bool]]] | None = None,
                melds: dict[int, list[str]] | None = None, revealed: dict[int, tuple[str, ...]] | None = None,
@@ -169,6 +172,7 @@ class TableTracker:
         self._other_backs(events, now)
         new_melds = self._melds(events, now)
         self._rivers(events, now, new_melds)
+        self._new_discards(events, now)
         self._sticks(events, now)
         self._revealed(events, now)
         self._indicators(events, now)     # after the melds (a kan's indicator) and the reveals (ura)
@@ -283,6 +287,7 @@ class TableTracker:
             self._called.setdefault(p, []).extend(taken)
         for p in range(self.positions):
             stable = self._stable_river(p)
+            self._stable[p] = stable
             committed = self._c.rivers.setdefault(p, [])
             common = min(len(stable), len(committed))
             for i in range(common):
@@ -314,10 +319,36 @@ class TableTracker:
                 self._shrunk_for.pop(p, None)
             else:
                 self._shrunk_for.pop(p, None)
-            for i in range(len(committed), len(stable)):
+
+    def _new_discards(self, events: list[Event], now: float) -> None:
+        """The new river tiles, as ``Discard`` s. While a discard that left its river has no meld
+        yet (``_shrunk_for``: the caller's meld may be read frames after the tile left, under the
+        caller's arm), the discards that followed it wait: the caller's own discard must reach the
+        game after the call. The wait ends with the meld, with the tile counted as taken back
+        (``hold`` views), or with the next tile taken from the wall (the game went on: the tiles
+        held are reported before that take)."""
+        waiting = bool(self._shrunk_for)
+        took = next((k for k, e in enumerate(events) if isinstance(e, WallStackTaken)), None)
+        before: list[Event] = []
+        for p in range(self.positions):
+            stable = self._stable.get(p, [])
+            committed = self._c.rivers.setdefault(p, [])
+            if len(stable) <= len(committed):
+                self._withheld.pop(p, None)
+                continue
+            if waiting and took is None:
+                self._withheld[p] = len(stable) - len(committed)
+                continue
+            held = self._withheld.pop(p, 0)
+            start = len(committed)
+            for i in range(start, len(stable)):
                 tile, is_side = stable[i]
                 committed.append(stable[i])
-                events.append(Discard(seat=self.seat(p), tile=tile, is_riichi=bool(is_side), now=now))
+                event = Discard(seat=self.seat(p), tile=tile, is_riichi=bool(is_side), now=now)
+                (before if waiting and i - start < held else events).append(event)
+        if before:
+            assert took is not None
+            events[took:took] = before
 
     def _place(self, p: int, i: int) -> int:
         """The discard-order place (``DiscardRemoved.index``: tiles called away keep their place) of
@@ -388,6 +419,10 @@ class TableTracker:
                 if i >= len(committed) and str(best).endswith("f"):
                     committed.append(str(best))
                     events.append(FlowerSetAside(seat=self.seat(p), tile=str(best), now=now))
+                elif i >= len(committed) and self.positions == 3 and plain(str(best)) == "4z":
+                    # three-player riichi: a north set aside (nuki), a meld of one tile
+                    committed.append(str(best))
+                    events.append(Meld(seat=self.seat(p), meld_kind="nuki", tiles=(str(best),), now=now))
 
 
     def _standing(self, events: list[Event], now: float) -> None:

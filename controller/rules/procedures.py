@@ -95,6 +95,15 @@ class ProcedureRules:
     def n_players(self) -> int:
         return self.walls
 
+    @property
+    def table_profile(self) -> str:
+        """The physical table profile whose walls stand this set (``hardware/profiles``, read with
+        ``vision.layout.load_profile``): 18 stacks a wall are the 144-tile table (``hk144``) or, with
+        three walls, the three-player one (``sanma``); else the riichi table's 17 stacks."""
+        if self.stacks_per_side != 18:
+            return "riichi4"
+        return "sanma" if self.walls == 3 else "hk144"
+
     @classmethod
     def from_table(cls, table: dict[str, Any] | None) -> ProcedureRules:
         """Build from a profile's ``[procedures]`` table; missing keys keep their defaults.

@@ -321,7 +321,7 @@ class SimTable:
             rest = list(tiles)
             rest.remove(called)
             rest = T.sorted_tiles(rest) if kind == "chi" else rest
-            side = sideways_index_for(seat, src, len(tiles))
+            side = sideways_index_for(seat, src, len(tiles), self.n_walls)
             shown = rest[:side] + [called] + rest[side:]
             table.melds.append({"kind": kind, "tiles": shown, "sideways": side, "added": None})
             standing -= len(tiles) - 1

@@ -47,6 +47,7 @@ def perfect_view(state: TableState, *, now: float = 0.0) -> TableView:
                        if 1 <= s <= len(state.walls.get(w, ())) and state.walls[w][s - 1] > 0)
     rivers = {seat: tuple(SeenTile(t, 1.0, side) for t, side in state.rivers.get(seat, [])) for seat in range(4)}
     melds = {}
+    players = 3 if len(state.walls) == 3 else 4      # three walls: three-player riichi
     for seat, shapes in state.melds.items():
         out = []
         for m in shapes:
@@ -55,7 +56,7 @@ def perfect_view(state: TableState, *, now: float = 0.0) -> TableView:
             if m.sideways is None:
                 kind, source = "ankan", None
             else:
-                source = source_from_position(seat, m.sideways, len(m.tiles))
+                source = source_from_position(seat, m.sideways, len(m.tiles), players)
                 if m.added:
                     kind = "kakan"
                 elif len(m.tiles) == 4:

@@ -122,17 +122,14 @@ class SimTablePart:
         return "rendered" if DEFAULT_MODEL.is_file() else "perfect"
 
     def _profile_name(self) -> str:
-        """The table profile whose walls the script's set stands in: 18-stack walls of 144 tiles
-        (``hk144``), three walls of 108 (``sanma``), else the riichi table's 17 stacks."""
+        """The table profile whose walls the script's set stands in (``ProcedureRules.table_profile``:
+        ``hk144``, ``sanma`` or the riichi table's ``riichi4``)."""
         from controller.rules.ruleset import RuleSetError
         from controller.rules.ruleset import load as load_rules
         try:
-            procedures = load_rules(self.script.ruleset).procedures
+            return load_rules(self.script.ruleset).procedures.table_profile
         except RuleSetError:
             return "riichi4"
-        if procedures.stacks_per_side != 18:
-            return "riichi4"
-        return "sanma" if procedures.walls == 3 else "hk144"
 
     def _setup_camera(self) -> None:
         from hardware.sim.scene import SceneRenderer, TableState

@@ -1,4 +1,4 @@
-"""The simulated table that the daemon sees only through its own devices (``--eyes daemon``).
+"""The simulated table that the daemon sees only through its own devices.
 
 What runs here, and how the daemon meets it:
 
@@ -55,6 +55,11 @@ SETTLE_FRAMES = 6              # frames of the hands laid down before the dealer
 RESULT_FRAMES = 30             # frames to wait for a result made after the last hand was shown
 MCU_POLL_S = 0.1
 FRAME_WAIT_S = 120.0           # no frame asked for this long: the daemon's camera is gone
+# the MCU's deadman: the firmware's 500 ms is met by the daemon's link and its heartbeat keeper on
+# the table's own Pi; here they share a test host's cores with the renderer, the reader and other
+# runs, where a loaded host (seen: load 23 on 2 cores) starves both past 500 ms and the table halts
+DEADMAN_MS = 2000
+LAMP_WAIT_S = 60.0             # a player waits this long for the dice lamp before pressing anyway
 
 
 class Lines:
@@ -111,6 +116,8 @@ class World:
         self.frames = 0
         self._version = 0
         self._result_shown = threading.Event()
+        self._lamps = threading.Condition()
+        self._dice_lit: set[int] = set()   # seats whose dice lamp the daemon lit and who have not pressed since
         self._mcu_seen: set[tuple] = set()
         self._pushed: tuple[int, int] = (-1, -1)   # (game, hand) before which the old set was pushed in
         self._ok_seat: int | None = None
@@ -126,15 +133,31 @@ class World:
         from hardware.sim.scene import SceneRenderer
         from hardware.sim.world_camera import FrameServer, LiveScene
         from vision.layout import load_profile
-        self.mcu = SimMcuProcess.start(self.workdir / "mcu", time_scale=self.time_scale)
+        profile = self._profile_name()
+        # the machine the set fits: 144 tiles with flowers, three walls for three players (its
+        # shuffler counts the set it builds again, its lift reports the walls)
+        model = ["--model", {"hk144": "flowers", "sanma": "sanma"}[profile]] if profile != "riichi4" else []
+        self.mcu = SimMcuProcess.start(self.workdir / "mcu", time_scale=self.time_scale,
+                                       extra=[*model, "--deadman-ms", str(DEADMAN_MS)])
         self._new_table()
         from hardware.sim.scene_delta import DeltaRenderer
-        renderer = DeltaRenderer(SceneRenderer(load_profile("riichi4")), seed=self.args.seed)   # draws what changed
+        # drawn on the table the rules' set stands on: the daemon's camera reads it with the same
+        # profile (controller.daemon_camera.profile_for_ruleset)
+        renderer = DeltaRenderer(SceneRenderer(load_profile(profile)), seed=self.args.seed)   # draws what changed
         glare = float(os.environ.get("JANTAKU_SIM_CAMERA_ERRORS", "0") or 0)
         self.scene = LiveScene(renderer, self._state_now, seed=self.args.seed, glare=glare)
         self.camera = FrameServer(self.workdir / "camera.sock", self.scene.frame, on_frame=self._on_frame)
         return {"port": self.mcu.port, "camera": str(self.camera.path), "mcu_control": self.mcu.control_path,
-                "handles": [], "watches": ["cmd.show"], "pid": os.getpid()}
+                "handles": [], "watches": ["cmd.show", "cmd.light_button"], "pid": os.getpid()}
+
+    def _profile_name(self) -> str:
+        """The table profile of the rules played (``ProcedureRules.table_profile``)."""
+        from controller.rules.ruleset import RuleSetError
+        from controller.rules.ruleset import load as load_rules
+        try:
+            return load_rules(self.args.ruleset).procedures.table_profile
+        except RuleSetError:
+            return "riichi4"
 
     def _new_table(self) -> None:
         self.table = SimTable(self.script, control=self.mcu.control if self.mcu else None, press=self._press)
@@ -169,6 +192,27 @@ class World:
         if isinstance(command, ev.Show) and command.what == "result":
             self._shown_at = self._changes
             self._result_shown.set()
+        elif isinstance(command, ev.LightButton) and command.action == "dice":
+            with self._lamps:
+                if command.is_on:
+                    self._dice_lit.add(command.seat)
+                else:
+                    self._dice_lit.discard(command.seat)
+                self._lamps.notify_all()
+
+    def _await_dice_lamp(self, seat: int) -> None:
+        """A player rolls when the daemon lights the seat's dice lamp (after the walls are up, and
+        after the roll before, once the daemon has its result: the second roll of a fan hand is not
+        pressed before the daemon has read the first, whatever the MCU already shows). Pressing
+        clears the lamp; one that stays dark is pressed after ``LAMP_WAIT_S`` all the same."""
+        deadline = time.monotonic() + LAMP_WAIT_S
+        with self._lamps:
+            while seat not in self._dice_lit and not self._stop.is_set():
+                if time.monotonic() > deadline:
+                    log.warning("world: seat %d's dice lamp not lit after %.0f s; pressed anyway", seat, LAMP_WAIT_S)
+                    break
+                self._lamps.wait(0.2)
+            self._dice_lit.discard(seat)
 
     def _start_game(self) -> None:
         h0 = self.script.hands[0]
@@ -245,6 +289,10 @@ class World:
             elif result == "dice_result" and what == "dice_result":
                 dice = self._next_roll()
                 table.on_dice(tuple(dice) if dice else ())
+                # fan rules roll more than once a hand (hk: three dice, then two): the next roll's
+                # dice set on the MCU before the player presses the dice button again
+                if any(a["op"] == "dice" for a in table.hand.actions[table.op_index + 1:]):
+                    self._queue_dice(table.hand_index)
         self._wait_frames(1)
         self._stop.wait(MCU_POLL_S)
 
@@ -365,6 +413,8 @@ class World:
                 self._await_result()
             elif nxt["op"] == "press" and nxt["action"] in ("tsumo", "ron", "draw"):
                 self._wait_frames(REACT_FRAMES)
+            elif nxt["op"] == "press" and nxt["action"] == "dice":
+                self._await_dice_lamp(nxt["seat"])
             op = table.step()
             if op is None:
                 continue

@@ -431,6 +431,19 @@ def test_chinese_hand_followed_and_scored_by_the_wind_rules():
     assert pub["hands"][0]["deltas"] == [4, 0, -4, 0]
 
 
+def test_a_hand_seen_laid_down_before_its_win_button_arrived_is_the_winners_reveal():
+    """The camera may see the hand laid down before the seat's ron button reaches the game (the
+    button over the MCU link, the hand over the camera): the result is the same."""
+    s, _ = start("chinese")
+    t = ch_hand()
+    button, reveal = t.events[-2], t.events[-1]
+    assert isinstance(button, ev.Button) and isinstance(reveal, ev.HandRevealed)
+    s_late, _ = play(t.events[:-2] + [reveal, button], s)
+    s_first, _ = play(t.events, s)
+    assert s_late.phase == s_first.phase == "result" and s_late.alerts == []
+    assert s_late.result == s_first.result and s_late.result["deltas"] == [4, 0, -4, 0]
+
+
 def test_chinese_wrong_size_hand_hidden_mid_hand_then_public_at_hand_end():
     s, _ = start("chinese")
     t = ch_hand(extra_draw=True)

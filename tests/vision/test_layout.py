@@ -127,3 +127,8 @@ def test_the_sideways_tile_names_the_source(seat, index, n, source):
 def test_sanma_has_no_one_across():
     assert source_from_position(2, 2, 3, players=3) == 0      # the right of position 2 is position 0
     assert source_from_position(0, 0, 3, players=3) == 2      # the left of position 0 is position 2
+    # and the sideways tile of a three-player call lies left or right, never in the middle
+    for seat in range(3):
+        for source, index in (((seat - 1) % 3, 0), ((seat + 1) % 3, 2)):
+            assert sideways_index_for(seat, source, 3, players=3) == index
+            assert source_from_position(seat, index, 3, players=3) == source

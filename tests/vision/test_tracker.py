@@ -156,6 +156,33 @@ def test_a_meld_read_frames_after_its_tile_left_the_river_is_a_call_not_a_take_b
     assert [(type(e), e.tile) for e in evs] == [(Discard, "3s")]
 
 
+def test_the_callers_discard_waits_for_its_call_to_be_read():
+    """A pon read late (the caller's arm over the meld): the caller's discard, already in its
+    river, reaches the game after the meld, so the call takes the right discard."""
+    tr = TableTracker(k=3)
+    feed(tr, [view({3: ["7p"]})] * 3)
+    evs = feed(tr, [view({3: [], 0: ["5p"]})] * 4, t0=1.0)      # the meld not readable yet
+    assert evs == []
+    pon = SeenMeld((SeenTile("7p", 0.9), SeenTile("7p", 0.9), SeenTile("7p", 0.9, True)), "pon", 2, None, 3)
+    evs = feed(tr, [view({3: [], 0: ["5p"]}, melds={0: [pon]})] * 3, t0=2.0)
+    assert [(type(e), getattr(e, "tile", None) or e.called) for e in evs] == [(Meld, "7p"), (Discard, "5p")]
+
+
+def test_a_discard_held_for_a_call_goes_out_before_the_next_wall_take():
+    """No meld comes (yet) for the tile that left the river, and the next player draws: the discard
+    held meanwhile is reported before that take (the game went on)."""
+    tr = TableTracker(k=3)
+    walls = {0: [2] * 17}
+    feed(tr, [view({3: ["7p"]}, walls=walls)] * 3)
+    evs = feed(tr, [view({3: [], 0: ["5p"]}, walls=walls)] * 3, t0=1.0)
+    assert evs == []
+    evs = feed(tr, [view({3: [], 0: ["5p"]}, walls={0: [1] + [2] * 16})] * 3, t0=2.0)
+    assert [type(e) for e in evs] == [Discard, WallStackTaken]
+    # the tile that left is still counted as taken back once the hold's views agree
+    evs = feed(tr, [view({3: [], 0: ["5p"]}, walls={0: [1] + [2] * 16})] * tr.hold, t0=3.0)
+    assert [(type(e), e.tile) for e in evs] == [(DiscardRemoved, "7p")]
+
+
 def test_a_tile_re_read_as_another_is_a_replacement():
     tr = TableTracker(k=3)
     feed(tr, [view({0: ["4p"]})] * 3)

@@ -16,7 +16,15 @@ from controller.tracker.staff import claim_tsumo, sheet_row
 
 
 def declare_tsumo(s: FanState, seat_no: int, cmds: list, now: float) -> None:
-    claim_tsumo(s, seat_no, cmds, now, infer_draw=infer_draw, name="a self-drawn win")
+    if claim_tsumo(s, seat_no, cmds, now, infer_draw=infer_draw, name="a self-drawn win"):
+        _take_early_reveal(s, seat_no, now, cmds)
+
+
+def _take_early_reveal(s: FanState, seat_no: int, now: float, cmds: list) -> None:
+    """The winner's hand, seen laid down before its win button reached the game, is its reveal."""
+    early = s.early_reveals.pop(seat_no, None)
+    if early is not None and s.seats[seat_no].revealed is None:
+        on_revealed(s, early, now, cmds)
 
 
 def declare_ron(s: FanState, seat_no: int, cmds: list, now: float) -> None:
@@ -46,9 +54,14 @@ def declare_ron(s: FanState, seat_no: int, cmds: list, now: float) -> None:
     s.phase = "win"
     if s.seats[first].revealed is not None:
         compute_result(s, cmds, now)
+    else:
+        _take_early_reveal(s, first, now, cmds)
 
 
 def on_revealed(s: FanState, e: ev.HandRevealed, now: float, cmds: list) -> None:
+    if s.phase == "play" and 0 <= e.seat < len(s.seats):
+        s.early_reveals[e.seat] = e     # the win button may be on its way still
+        return
     if s.phase not in ("win", "draw", "result"):
         return
     seat = s.seats[e.seat]

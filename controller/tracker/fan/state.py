@@ -10,6 +10,7 @@ kept the deal in a row (连庄: shown only, nothing is paid for it).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from controller.tracker.hand import HandSeat, HandState
 
@@ -35,9 +36,13 @@ class FanState(HandState):
     first_discards: list[str] = field(default_factory=list)
     claimants: list[int] = field(default_factory=list)   # ron claims on the current discard
     fines: list[dict] = field(default_factory=list)      # paid during the hand (four winds fine)
+    # hands the camera saw laid down in play, before the seat's win button reached the game
+    # (the button travels over the MCU link, the reveal over the camera): kept for the win
+    early_reveals: dict[int, Any] = field(default_factory=dict)   # seat -> its ev.HandRevealed
 
     def reset_hand(self) -> None:
         self.repl_owed, self.first_discards, self.claimants, self.fines = [], [], [], []
+        self.early_reveals = {}
 
     @property
     def dealer(self) -> int:
