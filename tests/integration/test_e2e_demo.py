@@ -190,22 +190,21 @@ def _not_halted(demo: Demo, state: dict) -> None:
     assert machine.get("state") != "halted", f"the table halted: {machine.get('reason')} {machine.get('faults')}"
 
 
-def play_all(names: list[str], tmp_path: Path, *, at_once: int = 2, camera_errors: float = 0.0,
-             shown: Callable[[str, Demo], None] | None = None, finish_s: float = 1200.0) -> None:
-    """Play the games, ``at_once`` demos side by side (they mostly wait on the disk and the link);
-    ``shown(name, demo)`` is called for each game once played, while its demo still serves.
-    Each is played through the daemon's own firmware, GPIO and camera parts (the world's
-    rendered frames)."""
+def play_batches(scripts: dict[str, Path], tmp_path: Path, *, at_once: int = 2, camera_errors: float = 0.0,
+                 shown: Callable[[str, Demo], None] | None = None, finish_s: float = 1200.0) -> dict[str, tuple]:
+    """Play the scripts, ``at_once`` demos side by side, each through the daemon's own firmware,
+    GPIO and camera parts (the world's rendered frames); ``shown(name, demo)`` is called for each
+    game once played, while its demo still serves. Returns name -> (the stopped demo, its state)."""
+    out: dict[str, tuple] = {}
+    names = list(scripts)
     for start in range(0, len(names), at_once):
-        batch = names[start:start + at_once]
-        demos = {n: Demo(_sample(n), tmp_path / f"g{start + i}", camera_errors=camera_errors)
-                 for i, n in enumerate(batch)}
-        states: dict[str, dict] = {}
+        demos = {n: Demo(scripts[n], tmp_path / f"g{start + i}", camera_errors=camera_errors)
+                 for i, n in enumerate(names[start:start + at_once])}
         try:
             for demo in demos.values():
                 demo.ready()
             for n, demo in demos.items():
-                states[n] = demo.wait_played(finish_s, staff=_not_halted)
+                state = demo.wait_played(finish_s, staff=_not_halted)
                 status = demo.table_status()
                 assert status["frames"] > 0 and status["level"].startswith("physical: the daemon's own"), status
                 if camera_errors:       # the camera did err, now and then
@@ -213,13 +212,22 @@ def play_all(names: list[str], tmp_path: Path, *, at_once: int = 2, camera_error
                 assert demo.proc.poll() is None      # keeps serving after the game
                 if shown is not None:
                     shown(n, demo)
+                out[n] = (demo, state)
         finally:
             for demo in demos.values():
                 demo.terminate()
             for demo in demos.values():
                 demo.stop()
-        for n, demo in demos.items():
-            check_played(n, demo, states[n])
+    return out
+
+
+def play_all(names: list[str], tmp_path: Path, *, at_once: int = 2, camera_errors: float = 0.0,
+             shown: Callable[[str, Demo], None] | None = None, finish_s: float = 1200.0) -> None:
+    """Play the recorded games (:func:`play_batches`) and check each (:func:`check_played`)."""
+    played = play_batches({n: _sample(n) for n in names}, tmp_path, at_once=at_once, camera_errors=camera_errors,
+                          shown=shown, finish_s=finish_s)
+    for n, (demo, state) in played.items():
+        check_played(n, demo, state)
 
 
 SHEET = """() => [...document.querySelectorAll("#sheet tbody tr")].map((row) =>

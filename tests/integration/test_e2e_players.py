@@ -1,7 +1,7 @@
 """End to end (issue 16 item 3): games of ``hk``, ``chinese`` and ``competition`` played by the
 seeded simulated players (``hardware.sim.players_fan``), and of ``sanma`` (three-player riichi,
-``hardware.sim.players_sanma``), are acted out physically by ``tablectl demo --script`` and end on the scores the rules engine gives for the script, worked out by the players,
-with no alert.
+``hardware.sim.players_sanma``), are acted out physically by ``tablectl demo --script`` and end
+on the scores the rules engine gives for the script, worked out by the players, with no alert.
 
 The simulator is only the table at the device edge (``hardware.sim.world_table``): its MCU on a
 pty, its dice buttons on the daemon's GPIO lines, its camera a stream of rendered frames (hands
@@ -19,7 +19,7 @@ import pytest
 
 from hardware.sim import players_sanma
 from hardware.sim.players_fan import play_game
-from tests.integration.test_e2e_demo import Demo, _not_halted
+from tests.integration.test_e2e_demo import play_batches
 
 GAMES = {"hk": 0, "chinese": 2, "competition": 0}
 SANMA_SEED = 0
@@ -32,27 +32,13 @@ FINISH_S = 600.0         # a bound for a loaded machine; a game takes 15-25 s on
 def test_played_games_of_every_ruleset_end_on_the_rules_engines_scores(tmp_path):
     played = {r: play_game(r, hands=HANDS, seed=seed) for r, seed in GAMES.items()}
     played["sanma"] = players_sanma.play_game(hands=HANDS, seed=SANMA_SEED)
-    states = {}
-    rulesets = list(played)
+    scripts = {}
+    for ruleset, game in played.items():
+        scripts[ruleset] = tmp_path / f"{ruleset}.json"
+        scripts[ruleset].write_text(json.dumps(game.script.to_json()), encoding="utf-8")
     # two games side by side: a daemon and its world take turns on a frame, so two keep both cores busy
-    for start in range(0, len(rulesets), AT_ONCE):
-        demos = {}
-        for ruleset in rulesets[start:start + AT_ONCE]:
-            path = tmp_path / f"{ruleset}.json"
-            path.write_text(json.dumps(played[ruleset].script.to_json()), encoding="utf-8")
-            demos[ruleset] = Demo(path, tmp_path / ruleset)
-        try:
-            for demo in demos.values():
-                demo.ready()
-            for ruleset, demo in demos.items():
-                states[ruleset] = demo.wait_played(FINISH_S, staff=_not_halted)
-                status = demo.table_status()
-                assert status["frames"] > 0 and status["level"].startswith("physical: the daemon's own"), status
-        finally:
-            for demo in demos.values():
-                demo.terminate()
-            for demo in demos.values():
-                demo.stop()
+    states = {r: state for r, (_demo, state) in play_batches(scripts, tmp_path, at_once=AT_ONCE,
+                                                              finish_s=FINISH_S).items()}
     for ruleset, game in played.items():
         state = states[ruleset]
         assert state["ruleset"] == ruleset and state["alerts"] == [], (ruleset, state["alerts"])
