@@ -22,6 +22,14 @@ from controller.tracker.staff import claim_tsumo, sheet_row
 def declare_tsumo(s: GameState, seat_no: int, cmds: list, now: float) -> None:
     if claim_tsumo(s, seat_no, cmds, now, infer_draw=PLAY.infer_draw, name="tsumo"):
         _watch_ura(s, cmds, now)
+        _take_early_reveal(s, seat_no, now, cmds)
+
+
+def _take_early_reveal(s: GameState, seat_no: int, now: float, cmds: list) -> None:
+    """The winner's hand, seen laid down before its win button reached the game, is its reveal."""
+    early = s.early_reveals.pop(seat_no, None)
+    if early is not None and s.seats[seat_no].revealed is None:
+        on_revealed(s, early, now, cmds)
 
 
 def declare_ron(s: GameState, seat_no: int, cmds: list, now: float) -> None:
@@ -50,6 +58,7 @@ def declare_ron(s: GameState, seat_no: int, cmds: list, now: float) -> None:
         compute_result(s, cmds, now)
         return
     _watch_ura(s, cmds, now)
+    _take_early_reveal(s, seat_no, now, cmds)
 
 
 def _settle_undo_riichi_for_ron(s: GameState, src: int) -> None:
@@ -88,6 +97,9 @@ def declare_nine_terminals(s: GameState, seat_no: int, cmds: list, now: float) -
 def on_revealed(s: GameState, e: ev.HandRevealed, now: float, cmds: list) -> None:
     """A hand laid down (or read again): checked, then the result computed if it can be. The
     alerts the hand raises are kept with it, to be withdrawn if the camera reads it again."""
+    if s.phase == "play" and 0 <= e.seat < len(s.seats):
+        s.early_reveals[e.seat] = e     # the win button may be on its way still
+        return
     keys, n = set(s.alert_keys), len(s.alerts)
     _on_revealed(s, e, now, cmds)
     if len(s.alerts) > n and 0 <= e.seat < len(s.seats):

@@ -5,6 +5,7 @@ replacement tile owed after a kan or a north, nine terminals)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from controller.tracker.hand import HandSeat, HandState
 
@@ -39,8 +40,12 @@ class GameState(HandState):
     ura: list[str] = field(default_factory=list)
     timeline: list[tuple] = field(default_factory=list)
     deducted: int = 0                           # points taken off by penalties, paid to nobody (the game's)
+    # hands the camera saw laid down in play, before the seat's win button reached the game
+    # (the button travels over the MCU link, the hand over the camera): kept for the win
+    early_reveals: dict[int, Any] = field(default_factory=dict)   # seat -> its ev.HandRevealed
 
     def reset_hand(self) -> None:
+        self.early_reveals = {}
         self.kan_pending, self.flips_owed, self.flips_now = None, 0, 0
         self.replacement_reason = "kan"
         self.nine_terminals_seat = None
