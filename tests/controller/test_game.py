@@ -521,3 +521,27 @@ def test_a_meld_that_cannot_be_is_named_and_changes_nothing():
     assert "cannot be" in cmds[0].alert.message
     assert [x.melds for x in s2.seats] == [x.melds for x in s.seats] and s2.timeline == s.timeline
     assert s2.seats[d.seat].river == s.seats[d.seat].river
+
+
+def test_a_winners_hand_seen_before_its_win_button_arrived_gives_the_recorded_results():
+    """The camera may see a winner's hand laid down before the seat's tsumo or ron button reaches
+    the game (the button over the MCU link, the hand over the camera): the results are as recorded."""
+    game = load(WHOLE)
+    want = replay_game(game)
+    events = list(S.events_of(S.build_script(game)))
+    swapped = 0
+    for i in range(len(events) - 1):
+        a, b = events[i], events[i + 1]
+        if isinstance(a, ev.Button) and a.action in ("tsumo", "ron") and isinstance(b, ev.HandRevealed) \
+                and b.seat == a.seat:
+            events[i], events[i + 1] = b, a
+            swapped += 1
+    assert swapped >= 2
+    s = G.new_state()
+    results = []
+    for e in events:
+        before = s.last_result
+        s, _ = G.step(s, e, e.now)
+        if s.last_result is not before:
+            results.append(s.last_result)
+    assert results == want and s.alerts == []
