@@ -325,10 +325,17 @@ class TableTracker:
         yet (``_shrunk_for``: the caller's meld may be read frames after the tile left, under the
         caller's arm), the discards that followed it wait: the caller's own discard must reach the
         game after the call. The wait ends with the meld, with the tile counted as taken back
-        (``hold`` views), or with the next tile taken from the wall (the game went on: the tiles
-        held are reported before that take)."""
+        (``hold`` views), with the tile's place filled again, or with the next tile taken from the
+        wall (the game went on). The tiles held in earlier updates were laid before anything this
+        update saw: they are reported before its first wall take (and before a place read as
+        another tile: a seat's tile taken back, then its own discard laid in that place), unless
+        the update read a meld (the call they waited for: they follow it)."""
         waiting = bool(self._shrunk_for)
         took = next((k for k, e in enumerate(events) if isinstance(e, WallStackTaken)), None)
+        first = next((k for k, e in enumerate(events)
+                      if isinstance(e, WallStackTaken) or (isinstance(e, DiscardRemoved) and e.replaced_by)), None)
+        if any(isinstance(e, Meld) for e in events):
+            first = took if waiting else None    # the meld this update read comes first: the held tiles after it
         before: list[Event] = []
         for p in range(self.positions):
             stable = self._stable.get(p, [])
@@ -345,10 +352,10 @@ class TableTracker:
                 tile, is_side = stable[i]
                 committed.append(stable[i])
                 event = Discard(seat=self.seat(p), tile=tile, is_riichi=bool(is_side), now=now)
-                (before if waiting and i - start < held else events).append(event)
+                (before if first is not None and i - start < held else events).append(event)
         if before:
-            assert took is not None
-            events[took:took] = before
+            assert first is not None
+            events[first:first] = before
 
     def _place(self, p: int, i: int) -> int:
         """The discard-order place (``DiscardRemoved.index``: tiles called away keep their place) of

@@ -183,6 +183,20 @@ def test_a_discard_held_for_a_call_goes_out_before_the_next_wall_take():
     assert [(type(e), e.tile) for e in evs] == [(DiscardRemoved, "7p")]
 
 
+def test_a_tile_taken_back_whose_place_fills_again_keeps_the_order_of_play():
+    """A seat discards out of turn (7p) and takes the tile back; the seat on turn discards (5p,
+    held while the 7p's place stood empty), the first seat draws and lays its own discard (3s)
+    in the 7p's place, all within one update: the 5p comes before the draw and the place read as
+    another tile, so the game sees the turns in the order they were played."""
+    tr = TableTracker(k=3)
+    feed(tr, [view({3: ["1m", "7p"]}, walls={0: [2] * 17})] * 3)
+    assert feed(tr, [view({3: ["1m"], 0: ["5p"]}, walls={0: [2] * 17})] * 3, t0=1.0) == []
+    evs = feed(tr, [view({3: ["1m", "3s"], 0: ["5p"]}, walls={0: [1] + [2] * 16})] * 3, t0=2.0)
+    assert [(type(e).__name__, getattr(e, "tile", None)) for e in evs] == [
+        ("Discard", "5p"), ("WallStackTaken", None), ("DiscardRemoved", "7p")]
+    assert evs[2].replaced_by == "3s"
+
+
 def test_a_tile_re_read_as_another_is_a_replacement():
     tr = TableTracker(k=3)
     feed(tr, [view({0: ["4p"]})] * 3)
