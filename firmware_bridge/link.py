@@ -313,8 +313,17 @@ class Link:
                 continue
             if data:
                 self._on_bytes(data)
-            else:
-                self._empty_read_at = time.monotonic()   # the reader ran and the line was quiet
+                continue
+            # the read found the line quiet; but this thread may have waited for the GIL since (a
+            # long C call elsewhere), and the MCU may have answered meanwhile: the line counts as
+            # quiet at this moment only if nothing is waiting to be read after it
+            quiet_at = time.monotonic()
+            try:
+                waiting = ser.in_waiting
+            except (serial.SerialException, OSError, TypeError, AttributeError):
+                waiting = 0       # the next read says whether the port is gone
+            if not waiting:
+                self._empty_read_at = quiet_at   # the reader ran and the line was quiet
 
     def _open_port(self) -> bool:
         try:
