@@ -50,6 +50,11 @@ FRAMES_PER_CHANGE = 4          # frames the camera takes of each change before t
 # it in the first 2, and its camera asks for a frame only once it has read the last one; so after
 # 4 + 4 frames served, the change's events are posted before the button's (a player reacts later)
 REACT_FRAMES = 4
+# the players' pauses the camera sees, longer than the daemon tracker's holds (a changed back in
+# the walls is named once seen in 10 frames in a row, a river place counted empty for 10 views):
+# the walls looked at once risen, before the dice; the table's pause while a tile goes back
+LOOK_FRAMES = 16
+TAKE_BACK_FRAMES = 16
 RESULT_WAIT_S = 120.0
 SETTLE_FRAMES = 6              # frames of the hands laid down before the dealer looks at the display
 RESULT_FRAMES = 30             # frames to wait for a result made after the last hand was shown
@@ -426,8 +431,11 @@ class World:
                 pending.append(op)
             if op["op"] == "keep":
                 self._kept_back()
+            if op["op"] == "take_back":
+                self._wait_frames(TAKE_BACK_FRAMES)
+                pending = []
             if op["op"] == "lift":
-                self._wait_frames(FRAMES_PER_CHANGE)
+                self._wait_frames(LOOK_FRAMES)
                 pending = []
                 if table.lifts_prepared <= table.hand_index and table.hand_index < len(self.script.hands):
                     table.prepare_lift()          # the next hand's walls, set on the MCU for its lift
