@@ -45,6 +45,18 @@ def play(events, state=None):
     return s, commands
 
 
+def played(events) -> tuple[list[dict], G.GameState]:
+    """Step the game tracker through ``events``: every hand's result as it was applied, and the state."""
+    s = G.new_state()
+    results = []
+    for e in events:
+        before = s.last_result
+        s, _ = G.step(s, e, e.now)
+        if s.last_result is not before:
+            results.append(s.last_result)
+    return results, s
+
+
 @pytest.mark.parametrize("path", LOGS, ids=lambda p: p.stem[-28:])
 def test_recorded_game_followed_hand_by_hand(path):
     game = load(path)
@@ -260,13 +272,7 @@ def test_ron_hands_revealed_without_the_winning_tile_set_apart(drop_ron_tile):
                 tiles.remove(e.win_tile)
             e = ev.HandRevealed(seat=e.seat, tiles=tuple(tiles), now=e.now)
         events.append(e)
-    s = G.new_state()
-    results = []
-    for e in events:
-        before = s.last_result
-        s, _ = G.step(s, e, e.now)
-        if s.last_result is not before:
-            results.append(s.last_result)
+    results, s = played(events)
     assert results == want and s.alerts == []
 
 
@@ -361,13 +367,7 @@ def test_a_camera_that_never_sees_the_walls_still_follows_the_game():
     game = load(WHOLE)
     want = replay_game(game)
     events = [e for e in S.events_of(S.build_script(game)) if not isinstance(e, ev.WallStackTaken)]
-    s = G.new_state()
-    results = []
-    for e in events:
-        before = s.last_result
-        s, _ = G.step(s, e, e.now)
-        if s.last_result is not before:
-            results.append(s.last_result)
+    results, s = played(events)
     assert results == want and s.alerts == [] and s.finished
 
 
@@ -424,13 +424,7 @@ def test_a_game_without_red_fives():
     want = replay_game(game)
     script = S.build_script(game)
     assert script.red_fives == ()
-    s = G.new_state()
-    results = []
-    for e in S.events_of(script):
-        before = s.last_result
-        s, _ = G.step(s, e, e.now)
-        if s.last_result is not before:
-            results.append(s.last_result)
+    results, s = played(S.events_of(script))
     # scores now run on from the computed results (the log's recorded scores had red fives)
     strip = ("scores_after",)
     assert [{k: v for k, v in r.items() if k not in strip} for r in results] == \
@@ -462,13 +456,7 @@ def test_kan_seen_in_another_order(path, order):
         else:
             i += 1
     assert reordered != events
-    s = G.new_state()
-    results = []
-    for e in reordered:
-        before = s.last_result
-        s, _ = G.step(s, e, e.now)
-        if s.last_result is not before:
-            results.append(s.last_result)
+    results, s = played(reordered)
     assert results == replay_game(game) and s.alerts == []
 
 
@@ -498,13 +486,7 @@ def test_tsumo_tile_set_apart_at_the_right_end_of_a_sorted_row():
             rest.remove(e.win_tile)
             e = ev.HandRevealed(seat=e.seat, tiles=tuple(T.sorted_tiles(rest)) + (e.win_tile,), now=e.now)
         events.append(e)
-    s = G.new_state()
-    results = []
-    for e in events:
-        before = s.last_result
-        s, _ = G.step(s, e, e.now)
-        if s.last_result is not before:
-            results.append(s.last_result)
+    results, s = played(events)
     assert results == replay_game(game) and s.alerts == []
     assert not any(c["what"] == "win_tile" for c in s.corrections)
 
@@ -537,11 +519,5 @@ def test_a_winners_hand_seen_before_its_win_button_arrived_gives_the_recorded_re
             events[i], events[i + 1] = b, a
             swapped += 1
     assert swapped >= 2
-    s = G.new_state()
-    results = []
-    for e in events:
-        before = s.last_result
-        s, _ = G.step(s, e, e.now)
-        if s.last_result is not before:
-            results.append(s.last_result)
+    results, s = played(events)
     assert results == want and s.alerts == []
