@@ -143,19 +143,6 @@ class CameraPart:
                 "tile_set": self.tile_set}
 
 
-def profile_for_ruleset(ruleset: str) -> str:
-    """The table profile (``vision.layout.load_profile``) whose walls the ruleset's set stands in:
-    ``hk144`` for 144 tiles in 18-stack walls, ``sanma`` for three walls, else ``riichi4``. The
-    simulated table draws its frames with the same profile. A ruleset that cannot be loaded reads
-    as the riichi table (the game refuses it on its own)."""
-    from controller.rules.ruleset import RuleSetError
-    from controller.rules.ruleset import load as load_rules
-    try:
-        return load_rules(ruleset).procedures.table_profile
-    except RuleSetError:
-        return "riichi4"
-
-
 def build_pipeline(camera: Any, *, profile: str = "riichi4", calibration: Any | None = None,
                    calibration_file: str = "", fps: float = 10.0, threads: int = 1,
                    first_dealer_position: int = 0, on_frame=None, tile_set_file: str = "",

@@ -223,8 +223,9 @@ def _world_and_real_parts(cfg: Config, injects: list[dict] | None) -> list[Any]:
         # a loaded host may leave it 1 s without a frame, so the link is declared lost after 3 s
         firmware = FirmwarePart(str(info["port"]), gpio=gpio, reply_timeout_s=cfg.firmware.timeout_s,
                                 baudrate=cfg.firmware.baudrate, link_timeout_s=SIM_LINK_TIMEOUT_S)
-        from controller.daemon_camera import build_pipeline, profile_for_ruleset
-        camera = build_pipeline(StreamCamera(str(info["camera"])), profile=profile_for_ruleset(cfg.game.ruleset),
+        from controller.daemon_camera import build_pipeline
+        from controller.rules.ruleset import table_profile_for
+        camera = build_pipeline(StreamCamera(str(info["camera"])), profile=table_profile_for(cfg.game.ruleset),
                                 calibration_file=cfg.camera.calibration,
                                 fps=cfg.camera.fps if cfg.game.speed > 0 else 0.0)
     except (ConfigError, BridgeError, OSError) as err:

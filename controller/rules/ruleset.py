@@ -282,3 +282,14 @@ def load(name: str, *, _seen: tuple[str, ...] = ()) -> RuleSet:
     rs = from_dict(data, name, _seen=_seen)
     _CACHE[name] = rs
     return rs
+
+
+def table_profile_for(name: str) -> str:
+    """The table profile (``hardware/profiles``, ``vision.layout.load_profile``) whose walls the
+    named rule set's tiles stand in (``ProcedureRules.table_profile``: ``hk144``, ``sanma`` or
+    ``riichi4``). A rule set that cannot be loaded reads as the riichi table (the game refuses it
+    on its own)."""
+    try:
+        return load(name).procedures.table_profile
+    except RuleSetError:
+        return "riichi4"

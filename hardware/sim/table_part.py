@@ -122,14 +122,9 @@ class SimTablePart:
         return "rendered" if DEFAULT_MODEL.is_file() else "perfect"
 
     def _profile_name(self) -> str:
-        """The table profile whose walls the script's set stands in (``ProcedureRules.table_profile``:
-        ``hk144``, ``sanma`` or the riichi table's ``riichi4``)."""
-        from controller.rules.ruleset import RuleSetError
-        from controller.rules.ruleset import load as load_rules
-        try:
-            return load_rules(self.script.ruleset).procedures.table_profile
-        except RuleSetError:
-            return "riichi4"
+        """The table profile of the rules played (``controller.rules.ruleset.table_profile_for``)."""
+        from controller.rules.ruleset import table_profile_for
+        return table_profile_for(self.script.ruleset)
 
     def _setup_camera(self) -> None:
         from hardware.sim.scene import SceneRenderer, TableState

@@ -147,7 +147,7 @@ class World:
         self._new_table()
         from hardware.sim.scene_delta import DeltaRenderer
         # drawn on the table the rules' set stands on: the daemon's camera reads it with the same
-        # profile (controller.daemon_camera.profile_for_ruleset)
+        # profile (controller.rules.ruleset.table_profile_for)
         renderer = DeltaRenderer(SceneRenderer(load_profile(profile)), seed=self.args.seed)   # draws what changed
         glare = float(os.environ.get("JANTAKU_SIM_CAMERA_ERRORS", "0") or 0)
         self.scene = LiveScene(renderer, self._state_now, seed=self.args.seed, glare=glare)
@@ -156,13 +156,9 @@ class World:
                 "handles": [], "watches": ["cmd.show", "cmd.light_button"], "pid": os.getpid()}
 
     def _profile_name(self) -> str:
-        """The table profile of the rules played (``ProcedureRules.table_profile``)."""
-        from controller.rules.ruleset import RuleSetError
-        from controller.rules.ruleset import load as load_rules
-        try:
-            return load_rules(self.args.ruleset).procedures.table_profile
-        except RuleSetError:
-            return "riichi4"
+        """The table profile of the rules played (``controller.rules.ruleset.table_profile_for``)."""
+        from controller.rules.ruleset import table_profile_for
+        return table_profile_for(self.args.ruleset)
 
     def _new_table(self) -> None:
         self.table = SimTable(self.script, control=self.mcu.control if self.mcu else None, press=self._press)
