@@ -22,7 +22,10 @@ def declare_tsumo(s: FanState, seat_no: int, cmds: list, now: float) -> None:
 
 def _take_early_reveal(s: FanState, seat_no: int, now: float, cmds: list) -> None:
     """The winner's hand, seen laid down before its win button reached the game, is its reveal."""
-    early = s.early_reveals.pop(seat_no, None)
+    # new dicts, never changed in place: a state's dicts are shared with its clones (the states
+    # before this step)
+    early = s.early_reveals.get(seat_no)
+    s.early_reveals = {k: v for k, v in s.early_reveals.items() if k != seat_no}
     if early is not None and s.seats[seat_no].revealed is None:
         on_revealed(s, early, now, cmds)
 
@@ -60,7 +63,7 @@ def declare_ron(s: FanState, seat_no: int, cmds: list, now: float) -> None:
 
 def on_revealed(s: FanState, e: ev.HandRevealed, now: float, cmds: list) -> None:
     if s.phase == "play" and 0 <= e.seat < len(s.seats):
-        s.early_reveals[e.seat] = e     # the win button may be on its way still
+        s.early_reveals = {**s.early_reveals, e.seat: e}     # the win button may be on its way still
         return
     if s.phase not in ("win", "draw", "result"):
         return
