@@ -102,3 +102,11 @@ def test_scene_set_keeps_the_readers_crops_with_the_teachers_answers():
     assert list(tile_logits.argmax(1)) == list(ys) and list(rot_logits.argmax(1)) == list(rs)
     faces = {CLASSES[i] for i in ys} - {"back", "none"}
     assert len(faces) >= 10, faces      # river, meld and indicator faces, not only the walls
+
+
+def test_upright_training_renders_stay_on_the_training_side():
+    # the near-upright subset (CHECK_CONDITIONS) is for training sets only, never a held-out set
+    with pytest.raises(ValueError, match="upright"):
+        data.render_set(4, data.HELDOUT_SEED, heldout=True, upright=True)
+    xs, ys, _ = data.render_set(4, 7, upright=True, p_artwork=1.0)
+    assert xs.shape[0] == 4 and len(ys) == 4

@@ -58,13 +58,18 @@ def _set_style(rng: np.random.Generator, designs: tuple[str, ...], heldout: bool
     return design_style(pool[int(rng.integers(len(pool)))], rng)
 
 
-def render_set(n: int, seed: int, *, heldout: bool = False, group: int = 64, p_artwork: float = P_ARTWORK
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def render_set(n: int, seed: int, *, heldout: bool = False, group: int = 64, p_artwork: float = P_ARTWORK,
+               upright: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``n`` crops -> (images uint8 ``(n, S, S, 3)``, class index, rotation index); one tile set per ``group``;
-    ``p_artwork``: the share of training sets in the artwork."""
+    ``p_artwork``: the share of training sets in the artwork; ``upright``: training sets under
+    ``CHECK_CONDITIONS`` (the near-upright, well-lit subset of the training conditions a table shows most)."""
     if heldout != (seed >= HELDOUT_SEED):
         raise ValueError(f"render_set: seed {seed} is on the wrong side of HELDOUT_SEED for heldout={heldout}")
+    if heldout and upright:
+        raise ValueError("render_set: upright is a subset of the training conditions, not a held-out set")
     designs, cond = (HELDOUT_DESIGNS, HELDOUT_CONDITIONS) if heldout else (TRAIN_DESIGNS, TRAIN_CONDITIONS)
+    if upright:
+        cond = CHECK_CONDITIONS
     rng = np.random.default_rng(seed)
     labels = rng.choice(len(CLASSES), size=n, p=class_weights())
     rots = rng.integers(0, 4, size=n)

@@ -43,18 +43,23 @@ CHUNK = 2000
 WIDTHS = (16, 32, 48, 64, 96, 128)
 
 
-def _render_chunk(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    return train_data.render_set(CHUNK, seed)
+def _render_chunk(seed: int, p_artwork: float = train_data.P_ARTWORK, upright: bool = False
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return train_data.render_set(CHUNK, seed, p_artwork=p_artwork, upright=upright)
 
 
-def render_training_set(n: int, *, workers: int, fresh: bool, seed_base: int = 1
+def render_training_set(n: int, *, workers: int, fresh: bool, seed_base: int = 1,
+                        p_artwork: float = train_data.P_ARTWORK, upright: bool = False
                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Render (or load from ``.train/``) ``n`` training crops; chunk seeds from ``seed_base`` (small
-    integers, never the held-out seed)."""
+    integers, never the held-out seed); ``p_artwork``: the share of sets in the artwork."""
+    import functools
+
     from tqdm import tqdm
 
     chunks = (n + CHUNK - 1) // CHUNK
-    path = CACHE_DIR / f"train_v6_s{seed_base}_{chunks * CHUNK}.npz"
+    share = ("" if p_artwork == train_data.P_ARTWORK else f"_a{p_artwork:g}") + ("_up" if upright else "")
+    path = CACHE_DIR / f"train_v6_s{seed_base}_{chunks * CHUNK}{share}.npz"
     if path.is_file() and not fresh:
         data = np.load(path)
         return data["x"], data["y"], data["r"]
@@ -62,7 +67,8 @@ def render_training_set(n: int, *, workers: int, fresh: bool, seed_base: int = 1
     seeds = list(range(seed_base, seed_base + chunks))
     parts = []
     with mp.get_context("fork").Pool(workers) as pool:
-        for part in tqdm(pool.imap(_render_chunk, seeds), total=chunks, desc="render", unit="chunk"):
+        render = functools.partial(_render_chunk, p_artwork=p_artwork, upright=upright)
+        for part in tqdm(pool.imap(render, seeds), total=chunks, desc="render", unit="chunk"):
             parts.append(part)
     x = np.concatenate([p[0] for p in parts])
     y = np.concatenate([p[1] for p in parts])
@@ -89,8 +95,9 @@ def scene_training_set(frames: int, *, keep: float, per_chunk: int = 25, seed_ba
     return x[sel], y[sel], r[sel]
 
 
-def build_model():
-    """The network: a stride-2 stem and five depthwise-separable blocks, global pooling, two heads.
+def build_model(widths: tuple[int, ...] = WIDTHS):
+    """The network: a stride-2 stem and five depthwise-separable blocks (``widths``: the stem's and each
+    block's output channels), global pooling, two heads.
 
     Convolutions carry a bias and no batch norm: the exported graph (batch norm folded into the
     convolutions) can then be loaded back with :func:`init_from_onnx` and fine-tuned.
@@ -105,7 +112,7 @@ def build_model():
             nn.Conv2d(cin, cout, 1), nn.ReLU(inplace=True),
         )
 
-    w = WIDTHS
+    w = tuple(widths)
 
     class TileNet(nn.Module):
         def __init__(self) -> None:
@@ -170,10 +177,34 @@ def load_chunks(pattern: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return tuple(np.concatenate([p[k] for p in parts]) for k in ("x", "y", "r"))  # type: ignore[return-value]
 
 
+def teacher_targets(x: np.ndarray, y: np.ndarray, teacher: Path, threads: int
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``teacher`` model's tile and rotation probabilities on ``x`` and a mask of the crops it reads right
+    (distillation learns only from those: the teacher's knowledge of its own designs, not its mistakes)."""
+    import onnxruntime as ort
+
+    from vision.decode import softmax
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    sess = ort.InferenceSession(str(teacher), opts, providers=["CPUExecutionProvider"])
+    tl, rl = [], []
+    for i in range(0, len(x), 2048):
+        xb = x[i:i + 2048].transpose(0, 3, 1, 2).astype(np.float32) / 255
+        a, b = sess.run(["tile_logits", "rotation_logits"], {"crops": xb})
+        tl.append(a)
+        rl.append(b)
+    pt, pr = softmax(np.concatenate(tl)), softmax(np.concatenate(rl))
+    return pt.astype(np.float32), pr.astype(np.float32), pt.argmax(1) == y
+
+
 def train(x: np.ndarray, y: np.ndarray, r: np.ndarray, *, epochs: int, threads: int, seed: int = 0,
-          init: Path | None = None, init_onnx: Path | None = None, max_lr: float = 4e-3, reload=None):
+          init: Path | None = None, init_onnx: Path | None = None, max_lr: float = 4e-3, reload=None,
+          widths: tuple[int, ...] = WIDTHS, teacher: Path | None = None, distill_weight: float = 1.0):
     """Train (or fine-tune) the network; ``reload()``, if given, returns a fresh (x, y, r) each epoch
-    (data still being rendered joins as it lands). LR: 10 % warm-up, then cosine down to 2 %."""
+    (data still being rendered joins as it lands). LR: 10 % warm-up, then cosine down to 2 %.
+    ``teacher``: also match that model's tile and rotation probabilities on the crops it reads right
+    (weight ``distill_weight``), so that a new network keeps what the old one knew."""
     import math
 
     import torch
@@ -182,7 +213,7 @@ def train(x: np.ndarray, y: np.ndarray, r: np.ndarray, *, epochs: int, threads: 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     symmetric = train_data.symmetric_180()
-    model = build_model()
+    model = build_model(widths)
     if init is not None:  # fine-tune from an earlier run's weights
         model.load_state_dict(torch.load(init, map_location="cpu"))
     if init_onnx is not None:
@@ -197,6 +228,9 @@ def train(x: np.ndarray, y: np.ndarray, r: np.ndarray, *, epochs: int, threads: 
             x, y, r = reload()
         rot_t = torch.from_numpy(_rotation_targets(y, r, symmetric))
         rot_w = torch.from_numpy((y != CLASSES.index("none")).astype(np.float32))
+        if teacher is not None and (reload is not None or epoch == 0):
+            t_tile, t_rot, t_ok = (torch.from_numpy(a) for a in teacher_targets(x, y, teacher, threads))
+            print(f"teacher reads {float(t_ok.float().mean()):.4f} of {len(y)} crops right", flush=True)
         xt = torch.from_numpy(x)  # uint8 NHWC; converted per batch to keep memory small
         yt = torch.from_numpy(y)
         model.train()
@@ -217,6 +251,11 @@ def train(x: np.ndarray, y: np.ndarray, r: np.ndarray, *, epochs: int, threads: 
             loss = F.cross_entropy(logits, yt[idx], label_smoothing=0.02)
             rot_loss = -(rot_t[idx] * F.log_softmax(rot_logits, dim=1)).sum(1)
             loss = loss + 0.5 * (rot_loss * rot_w[idx]).sum() / rot_w[idx].sum().clamp(min=1)
+            if teacher is not None:
+                ok = t_ok[idx].float()
+                kl = -(t_tile[idx] * F.log_softmax(logits, dim=1)).sum(1)
+                kl = kl + 0.5 * -(t_rot[idx] * F.log_softmax(rot_logits, dim=1)).sum(1) * rot_w[idx]
+                loss = loss + distill_weight * (kl * ok).sum() / ok.sum().clamp(min=1)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
@@ -309,13 +348,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-lr", type=float, default=4e-3)
     ap.add_argument("--scene-frames", type=int, default=0, help="also train on the reader's crops of this many "
                     "scene-renderer frames (labelled by the shipped model)")
+    ap.add_argument("--widths", default=",".join(map(str, WIDTHS)),
+                    help="channels of the stem and the five blocks, comma-separated")
+    ap.add_argument("--distill", type=Path, default=None, help="teacher model (ONNX) to distil on the crops it reads right")
+    ap.add_argument("--distill-weight", type=float, default=1.0)
+    ap.add_argument("--p-artwork", type=float, default=train_data.P_ARTWORK,
+                    help="share of rendered sets in the artwork")
+    ap.add_argument("--upright", action="store_true", help="render under the near-upright, well-lit subset of "
+                    "the training conditions (CHECK_CONDITIONS)")
     ap.add_argument("--scene-keep", type=float, default=0.35, help="share of the scene crops' backs and empties kept")
     args = ap.parse_args(argv)
     t0 = time.monotonic()
     parts = []
     if args.samples:
         parts.append(render_training_set(args.samples, workers=args.threads, fresh=args.fresh,
-                                         seed_base=args.seed_base))
+                                         seed_base=args.seed_base, p_artwork=args.p_artwork,
+                                         upright=args.upright))
     if args.scene_frames:
         parts.append(scene_training_set(args.scene_frames, keep=args.scene_keep))
     render_s = time.monotonic() - t0
@@ -335,8 +383,12 @@ def main(argv: list[str] | None = None) -> int:
         parts_x = tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
     x, y, r = parts_x
     t1 = time.monotonic()
+    widths = tuple(int(w) for w in args.widths.split(","))
+    if len(widths) != len(WIDTHS):
+        ap.error(f"--widths: {len(WIDTHS)} numbers, got {args.widths!r}")
     model, symmetric = train(x, y, r, epochs=args.epochs, threads=args.threads, init=args.init,
-                             init_onnx=args.init_onnx, max_lr=args.max_lr, reload=reload)
+                             init_onnx=args.init_onnx, max_lr=args.max_lr, reload=reload, widths=widths,
+                             teacher=args.distill, distill_weight=args.distill_weight)
     train_s = time.monotonic() - t1
     temperature = calibrate(model, args.calibration, args.threads)
     onnx_path = args.out / "tiles.onnx"
