@@ -16,7 +16,10 @@ Options: ``--samples N`` (training crops, default 180000), ``--epochs E``, ``--t
 cached ``.npz`` sets), ``--init-onnx FILE`` (fine-tune from an exported model's weights),
 ``--scene-frames F`` (also train on the crops the table reader cuts from ``F`` frames of the scene
 renderer, labelled by the shipped model, which reads them exactly: ``data.scene_set``; cached in
-``.train/``), ``--scene-keep`` (the share of their backs and empty places kept).
+``.train/``), ``--scene-keep`` (the share of their backs and empty places kept), ``--widths`` (the network's channels),
+``--distill TEACHER.onnx`` (also match the teacher's answers on the crops it reads right),
+``--p-artwork`` (the share of rendered sets in the artwork), ``--upright`` (render under the near-upright
+subset of the training conditions). The shipped model's recipe is in ``vision/models/MODEL_CARD.md``.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ CACHE_DIR = REPO / ".train"
 MODEL_DIR = REPO / "vision" / "models"
 CALIBRATION_SEED = train_data.HELDOUT_SEED + 500_000  # held-out renders for the temperature, not for the figures
 CHUNK = 2000
-WIDTHS = (16, 32, 48, 64, 96, 128)
+WIDTHS = (32, 64, 96, 128, 192, 256)  # the shipped model's (2026-12-03); the model of 2026-11-29: 16, 32, 48, 64, 96, 128
 
 
 def _render_chunk(seed: int, p_artwork: float = train_data.P_ARTWORK, upright: bool = False
