@@ -63,9 +63,8 @@ def _artwork_misses(clf, tiles: list[str], per_tile: int, seed: int) -> list[tup
 
 def test_shipped_model_reads_the_training_artwork(clf):
     # the scene renderer's artwork (what the simulated pipeline reads) in 6 sets of 141 crops: a rate over several
-    # sets, not a bound on one. Over 24 other sets the artwork-only model of 2026-11-29 missed 1.8 % (2.6 per 141,
-    # more than 3 in 9 of the sets; 8 of these 846); a model for every design may miss at most twice that
-    # (the model of 2026-12-03: 15).
+    # sets, not a bound on one. Over 24 other sets the shipped (artwork-only) model missed 1.8 % (2.6 per 141,
+    # more than 3 in 9 of the sets; 8 of these 846); a model for every design may miss at most twice that.
     wrong = _artwork_misses(clf, list(CLASSES), 3, seed=19)
     assert len(wrong) <= 0.035 * ARTWORK_SETS * 3 * len(CLASSES), wrong
 
@@ -74,11 +73,10 @@ HARD = ["4p", "5p", "6p", "7s", "9s", "5m", "0m", "0p", "0s", "5s"]
 
 
 def test_hard_pairs_are_not_confused(clf):
-    # the look-alike faces (4p/5p/6p, 7s/9s, red and plain fives) in 6 sets of 100 crops. Here the artwork-only
-    # model of 2026-11-29 missed 7 (1.2 %), the model of 2026-12-03 (every design) 16 (2.7 %): a trade the
-    # model card records. Bound 3 %.
+    # the look-alike faces (4p/5p/6p, 7s/9s, red and plain fives) in 6 sets of 100 crops. Over 24 other sets the
+    # shipped model missed 1.25 % (more than one in 6 of the sets, 11 in one; 7 of these 600); at most twice that.
     wrong = _artwork_misses(clf, HARD, 10, seed=29)
-    assert len(wrong) <= 0.03 * ARTWORK_SETS * 10 * len(HARD), wrong
+    assert len(wrong) <= 0.025 * ARTWORK_SETS * 10 * len(HARD), wrong
 
 
 @pytest.mark.parametrize("tile", ["1m", "7z", "3s", "2f"])
