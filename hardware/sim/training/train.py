@@ -184,17 +184,13 @@ def teacher_targets(x: np.ndarray, y: np.ndarray, teacher: Path, threads: int
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The ``teacher`` model's tile and rotation probabilities on ``x`` and a mask of the crops it reads right
     (distillation learns only from those: the teacher's knowledge of its own designs, not its mistakes)."""
-    import onnxruntime as ort
-
+    from vision.classifier import OnnxTileClassifier
     from vision.decode import softmax
 
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = threads
-    sess = ort.InferenceSession(str(teacher), opts, providers=["CPUExecutionProvider"])
+    clf = OnnxTileClassifier(teacher, threads=threads)
     tl, rl = [], []
-    for i in range(0, len(x), 2048):
-        xb = x[i:i + 2048].transpose(0, 3, 1, 2).astype(np.float32) / 255
-        a, b = sess.run(["tile_logits", "rotation_logits"], {"crops": xb})
+    for i in range(0, len(x), 2048):  # the crops are prepared already (prep of an input-size crop keeps it)
+        a, b = clf.logits(list(x[i:i + 2048]))
         tl.append(a)
         rl.append(b)
     pt, pr = softmax(np.concatenate(tl)), softmax(np.concatenate(rl))
