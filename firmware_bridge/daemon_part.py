@@ -205,9 +205,12 @@ class TablePart:
             elif isinstance(msg, p.SeatButton):
                 self._emit(ev.Button(seat=msg.seat, action=msg.action_name, now=now))
             elif isinstance(msg, p.Fault):
+                # a latched fault ends every other running job with a fault event of its own code
+                # (PROTOCOL.md section 6): those are the same fault, already reported once
+                again = bool(msg.latched and msg.job and msg.fault_name == self.latched_fault)
                 if msg.latched:
                     self.latched_fault = msg.fault_name
-                if msg.fault_name != "aborted" or not msg.job:
+                if (msg.fault_name != "aborted" or not msg.job) and not again:
                     self._emit(ev.McuFault(code=msg.fault_name, detail=msg.describe(), now=now))
             elif isinstance(msg, p.Boot):
                 log.warning("%s: MCU started (boot id %08x, cause %d)", self.name, msg.boot_id, msg.cause)

@@ -18,7 +18,7 @@ from controller import events as ev
 from controller.rules import tiles as T
 from controller.rules.flow import round_name
 from controller.tracker.hand import HandState, alert, begin_hand
-from controller.tracker.seating import on_dice_button
+from controller.tracker.seating import on_dice_button, on_way_on
 
 if TYPE_CHECKING:
     from controller.tracker.family import Family
@@ -131,6 +131,9 @@ CORRECTIONS: dict[str, Any] = {
 def on_correction(fam: Family, s: HandState, e: ev.Correction, now: float, cmds: list) -> None:
     """A staff correction (kept with its reason); then the result as it now stands."""
     s.corrections.append({"what": e.what, "reason": e.reason, "data": e.data, "hand_index": s.hand_index, "now": now})
+    if e.what in ("retry", "continue"):       # the machine's way on after a stop (controller.cycle carries it out)
+        on_way_on(s, cmds, now)
+        return
     common = CORRECTIONS.get(e.what)
     own = fam.corrections.get(e.what)
     if common is None and own is None:

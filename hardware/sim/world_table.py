@@ -123,6 +123,7 @@ class World:
         self._result_shown = threading.Event()
         self._lamps = threading.Condition()
         self._dice_lit: set[int] = set()   # seats whose dice lamp the daemon lit and who have not pressed since
+        self._rolling: int | None = None   # the seat that pressed its dice button last
         self._mcu_seen: set[tuple] = set()
         self._pushed: tuple[int, int] = (-1, -1)   # (game, hand) before which the old set was pushed in
         self._ok_seat: int | None = None
@@ -214,6 +215,7 @@ class World:
                     break
                 self._lamps.wait(0.2)
             self._dice_lit.discard(seat)
+            self._rolling = seat
 
     def _start_game(self) -> None:
         h0 = self.script.hands[0]
@@ -283,7 +285,17 @@ class World:
             table.prepare_lift()
         if what == "lift_done" and (table.hand_index > 0 or self.games > 0):
             self._push_in((self.games, table.hand_index))
-        for result in self._mcu_done():
+        with self._lamps:       # looked at before the MCU's record: a lamp lit after a roll ended finds it there
+            relit = self._rolling if self._rolling in self._dice_lit else None
+        done = self._mcu_done()
+        if what == "dice_result" and relit is not None and "dice_result" not in done:
+            # the machine refused the roll (it was stopped: a fault latched) and the daemon lit the
+            # lamp again once staff took it up: the player presses again
+            log.info("world: seat %d's dice lamp lit again with no roll; pressed again", relit)
+            with self._lamps:
+                self._dice_lit.discard(relit)
+            self._press(relit, "dice")
+        for result in done:
             if result == "lift_done" and what == "lift_done":
                 self._queue_dice(table.hand_index)      # before the dealer's press makes the host roll
                 table.on_lift_done(tuple(table.lift_counts(table.hand_index)[1]))

@@ -371,6 +371,26 @@ def test_a_camera_that_never_sees_the_walls_still_follows_the_game():
     assert results == want and s.alerts == [] and s.finished
 
 
+def test_a_roll_refused_by_a_stopped_machine_is_asked_for_again_after_the_retry():
+    """The dealer pressed dice while the machine was stopped (a latched fault refuses every job, the
+    roll never came): staff's retry lights the dealer's dice lamp again, so the dealer presses again;
+    with no roll owed, a retry lights nothing."""
+    game = load(SAMPLES[0])
+    events = S.events_of(S.build_script(game, seed=3))
+    start = next(i for i, e in enumerate(events) if isinstance(e, ev.DiceResult))
+    s, _ = play(events[:start])
+    s, cmds = G.step(s, ev.Button(seat=0, action="dice"), 1.0)
+    assert [type(c) for c in cmds] == [ev.RollDice]
+    s, _ = G.step(s, ev.McuFault(code="lane_count", detail="lane_count: detail 1, value 33"), 2.0)
+    for way_on in ("retry", "continue"):
+        s2, cmds = G.step(s, ev.Correction(what=way_on, reason="tile put back"), 3.0)
+        assert s2.phase == "dice" and cmds == [ev.LightButton(seat=0, action="dice", now=3.0)], way_on
+    s, _ = G.step(s, events[start], events[start].now)       # the roll made after all
+    assert s.phase != "dice"
+    s, cmds = G.step(s, ev.Correction(what="retry", reason="again"), 4.0)
+    assert not [c for c in cmds if isinstance(c, ev.LightButton)]
+
+
 def test_first_dealer_rolled_at_the_table():
     """S002:L15 (RULINGS): the East drawer rolls 3 -> West rolls 6 -> North deals first."""
     s, cmds = G.step(G.new_state(), ev.StartGame(ruleset="tenhou", players=("a", "b", "c", "d"),

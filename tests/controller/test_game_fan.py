@@ -281,6 +281,14 @@ def test_hk_lift_counts_checked_against_the_profile():
     assert s.phase == "dice" and cmds[-1] == ev.LightButton(seat=0, action="dice", now=1.0)
 
 
+def test_hk_retry_lights_the_dealers_dice_lamp_again_while_the_roll_is_owed():
+    s, _ = start("hk")
+    s, _ = play([ev.LiftDone(counts=(36, 36, 36, 36), now=1.0)], s)
+    s, cmds = G.step(s, ev.Correction(what="retry", reason="shuffler fault cleared"), 2.0)
+    assert s.phase == "dice" and cmds == [ev.LightButton(seat=0, action="dice", now=2.0)]
+    assert s.corrections[-1]["what"] == "retry"
+
+
 def _hk_end_game():
     """The last two hands of a HK game: N3 drawn out, N4 won by the dealer on a self-draw."""
     scores = (26000, 24000, 25500, 24500)

@@ -294,6 +294,32 @@ def test_estop_drops_the_power_and_it_stays_off_until_the_reset(mock_factory, si
     assert run(go()) == (1, 0, 0)
 
 
+def test_a_latched_fault_is_posted_once_though_it_ends_every_running_job(sim_mcu):
+    """PROTOCOL.md section 6: a latched fault ends every other running job with a fault event of its
+    code. The lift stalls while a shuffle runs: both jobs end in ``lift_stall``, and the cycle and
+    the game get one fault (not a second, detail-less one from the shuffle cut short)."""
+    async def go():
+        d = MiniDaemon(TablePart(sim_mcu.port))
+        await d.start()
+        try:
+            part = d.part
+            part.handle(C.ShuffleSet(tile_set=1))               # 0.6 s at this time scale
+            await _poll(lambda: any(e.get("event") == "motion_start"
+                                    for e in sim_mcu.control("log", n=50)["lines"]))
+            sim_mcu.control("inject", fault="lift_stall", detail=2)
+            part.handle(C.LiftWalls())                            # stalls 40 % of the way up
+            await d.until(lambda: any(isinstance(e, ev.McuFault) for e in d.events))
+            await _poll(lambda: not part._tasks)                 # both jobs ended (their faults came)
+            return [e for e in d.events if isinstance(e, ev.McuFault)], sim_mcu.control("log", n=50)["lines"]
+        finally:
+            await d.part.stop()
+
+    faults, lines = run(go())
+    (stopped,) = [e for e in lines if e.get("event") == "motors_stopped" and e["reason"] == "lift_stall"]
+    assert len(stopped["jobs"]) == 2                                # the shuffle and the lift, both ended
+    assert [f.code for f in faults] == ["lift_stall"] and "detail 2" in faults[0].detail
+
+
 def test_rejected_and_timed_out_commands_and_rail_buttons_are_posted(sim_mcu):
     async def go():
         part = TablePart(sim_mcu.port, timeouts_s={"shuffle": 0.05})

@@ -45,6 +45,7 @@ from controller import events as ev
 from controller.rules import tiles as T
 from controller.rules.melds import Meld as RMeld
 from controller.rules.melds import MeldError
+from controller.tracker import seating as SEATING
 from controller.tracker import staff as STAFF
 from controller.tracker.checks import Refused, _index, _seat, _shown, _tile, _tiles, _who, check_fan
 from controller.tracker.riichi import play as PLAY
@@ -255,7 +256,8 @@ def _resume(s: GameState, d: dict, now: float, cmds: list) -> None:
 
 def _machine(s: GameState, d: dict, now: float, cmds: list) -> None:
     """``retry`` / ``continue``: the machine's way on after a stop (controller.cycle carries it out);
-    the game keeps its state, the history keeps the action."""
+    the game keeps its state, the history keeps the action; a roll still to come has its lamp lit again."""
+    SEATING.on_way_on(s, cmds, now)
 
 
 _HANDLERS = {"retry": _machine, "continue": _machine, "discard": _discard, "call": _call, "indicator": _indicator, "hand": _hand, "result": _result,
