@@ -97,33 +97,33 @@ def on_lift(fam: Any, s: HandState, e: ev.LiftDone, now: float, cmds: list) -> N
     cmds.append(ev.LightButton(seat=s.dealer, action="dice", now=now))
 
 
+def roll_owed(s: HandState) -> tuple[int, int] | None:
+    """The roll the table waits for now: (chair, number of dice), for the first dealer or for the
+    break; None when no roll is owed."""
+    if s.phase == "seating":
+        nxt = seating_next(s)
+        return nxt if isinstance(nxt, tuple) else None
+    if s.phase == "dice":
+        return DC.next_roller(s.rules.procedures.break_method, s.dealer, s.rolls)
+    return None
+
+
 def on_way_on(s: HandState, cmds: list, now: float) -> None:
     """The machine taken up again after a stop (staff's ``retry`` / ``continue``): a roll asked for
     before it stays to be rolled, so the lamp of the seat that rolls next is lit again. A dice
     press while the machine was stopped was refused by it (PROTOCOL.md: a latched fault rejects
     every job), and a dealer whose lamp went out would not know to press again."""
-    roller = None
-    if s.phase == "seating":
-        nxt = seating_next(s)
-        roller = nxt[0] if isinstance(nxt, tuple) else None
-    elif s.phase == "dice":
-        nxt = DC.next_roller(s.rules.procedures.break_method, s.dealer, s.rolls)
-        roller = nxt[0] if nxt is not None else None
-    if roller is not None:
-        cmds.append(ev.LightButton(seat=roller, action="dice", now=now))
+    nxt = roll_owed(s)
+    if nxt is not None:
+        cmds.append(ev.LightButton(seat=nxt[0], action="dice", now=now))
 
 
 def on_dice_button(s: HandState, seat: int, now: float, cmds: list) -> None:
     """A seat's dice button: that seat rolls if it is the one to roll now (for the first dealer,
     or for the break)."""
-    if s.phase == "seating":
-        nxt = seating_next(s)
-        if isinstance(nxt, tuple) and nxt[0] == seat:
-            cmds.append(ev.RollDice(seat=seat, count=nxt[1], now=now))
-    elif s.phase == "dice":
-        nxt = DC.next_roller(s.rules.procedures.break_method, s.dealer, s.rolls)
-        if nxt is not None and nxt[0] == seat:
-            cmds.append(ev.RollDice(seat=seat, count=nxt[1], now=now))
+    nxt = roll_owed(s)
+    if nxt is not None and nxt[0] == seat:
+        cmds.append(ev.RollDice(seat=seat, count=nxt[1], now=now))
 
 
 def on_dice(s: HandState, e: ev.DiceResult, now: float, cmds: list) -> Any:
