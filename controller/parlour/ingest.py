@@ -35,10 +35,12 @@ class Ingest:
         self._stop = threading.Event()
         self.connected = threading.Event()
         self.error = ""
+        self._sub_mid = -1
         self.client = L.make_client(client_id, username=username, password=password, tls=tls, ca_file=ca_file,
                                     cert_file=cert_file, key_file=key_file, clean_session=False, manual_ack=True)
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
+        self.client.on_subscribe = self._on_subscribe
         self.client.on_message = self._on_message
         self._writer = threading.Thread(target=self._write_loop, name="parlour-ingest", daemon=True)
 
@@ -61,10 +63,24 @@ class Ingest:
             log.warning("parlour: %s", self.error)
             return
         self.error = ""
-        client.subscribe(L.topic(self.parlour, "+", "+"), qos=1)
-        self.connected.set()
+        # connected counts from the broker's SUBACK, not from CONNACK: a broker stopped between the
+        # two may never have taken the subscription into the persistent session, and what tables
+        # publish before the parlour subscribes again goes to nobody (CI: a test that stopped the
+        # broker the moment the parlour was "connected" lost the 50 events it then waited for)
+        self._sub_mid = client.subscribe(L.topic(self.parlour, "+", "+"), qos=1)[1]
         log.info("parlour: connected to %s:%d (session present: %s)", self.host, self.port,
                  getattr(flags, "session_present", "?"))
+
+    def _on_subscribe(self, client, userdata, mid, reason_codes, properties=None) -> None:
+        if mid != self._sub_mid:
+            return
+        refused = [rc for rc in reason_codes if rc.is_failure]
+        if refused:
+            self.error = (f"broker {self.host}:{self.port} refused the parlour's subscription to "
+                          f"{L.topic(self.parlour, '+', '+')}: {refused[0]} (check its ACL)")
+            log.warning("parlour: %s", self.error)
+            return
+        self.connected.set()
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties=None) -> None:
         if self.connected.is_set():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import threading
 import time
 
@@ -57,6 +59,71 @@ def test_a_wrong_password_is_refused(broker):
         assert result["connack"].is_failure
     finally:
         client.loop_stop()
+
+
+class _HoldAfterConnack:
+    """A loopback relay to the broker that passes the client's bytes and the broker's CONNACK (4
+    bytes in MQTT 3.1.1) but holds whatever the broker sends after it until :meth:`release`."""
+
+    def __init__(self, target_port: int) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.held = bytearray()
+        self.released = False
+        self.client: socket.socket | None = None
+        self._lock = threading.Lock()
+        self.target_port = target_port
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        client, _ = self.listener.accept()
+        self.client = client
+        upstream = socket.create_connection(("127.0.0.1", self.target_port), timeout=10)
+        threading.Thread(target=self._pump_up, args=(client, upstream), daemon=True).start()
+        passed = 0
+        while data := upstream.recv(65536):
+            if passed < 4:
+                head, data = data[:4 - passed], data[4 - passed:]
+                client.sendall(head)
+                passed += len(head)
+            with self._lock:
+                self.held += data
+                if self.released:
+                    self._flush()
+
+    @staticmethod
+    def _pump_up(client: socket.socket, upstream: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := client.recv(65536):
+                upstream.sendall(data)
+
+    def _flush(self) -> None:
+        if self.held and self.client is not None:
+            self.client.sendall(bytes(self.held))
+            self.held.clear()
+
+    def release(self) -> None:
+        with self._lock:
+            self.released = True
+            self._flush()
+
+
+def test_the_parlour_counts_itself_connected_only_once_the_broker_took_its_subscription(broker, tmp_path):
+    """CI: a broker stopped the moment the parlour was "connected" (CONNACK) had not yet taken its
+    subscription into the persistent session, and the 50 events tables published next went to
+    nobody. Connected now counts from the SUBACK."""
+    from controller.parlour.service import Parlour, ParlourConfig
+    relay = _HoldAfterConnack(broker.port)
+    p = Parlour(ParlourConfig(name=PARLOUR, data_dir=str(tmp_path / "parlour"), port=relay.port,
+                              username="parlour", password=PASSWORDS["parlour"], keepalive_s=30, token="x"), env={})
+    p.start()
+    try:
+        wait_for(lambda: len(relay.held) >= 5, what="the broker's SUBACK, held back by the relay")
+        assert not p.ingest.connected.is_set()          # CONNACK alone: the session may not hold the subscription
+        relay.release()
+        wait_for(p.ingest.connected.is_set, what="connected once the SUBACK arrives")
+    finally:
+        p.stop()
 
 
 def test_no_event_lost_or_doubled_while_the_broker_restarts_and_a_network_drops(broker, parlour, make_table):
