@@ -10,7 +10,8 @@ so a 2 % per-frame misread or loss does not reach the game. It emits the events 
 - ``DiscardRemoved`` when a committed river tile vanishes without a meld taking it, or is
   re-read as another tile (``replaced_by``);
 - ``IndicatorRevealed`` for a face-up tile on a wall slot, again when it changes, with ``is_ura``
-  once a hand has been revealed (the dora indicator lifted aside and the tile under it turned);
+  once a hand has been revealed (the dora indicator lifted aside and the tile under it turned; a
+  change seen while a hand lies face up but is not yet read waits for that hand);
 - ``WallStackTaken`` for each tile a wall slot loses; ``WallBack`` for a slot whose back is not
   the colour of the rest of the walls (a tile of the table's other set);
 - ``Meld`` for each new meld (and for a pon that becomes an added kan);
@@ -115,6 +116,7 @@ class TableTracker:
         self._count_told: dict[int, int] = {}       # position -> the unfit count last reported
         self._stable: dict[int, list[tuple[str, bool]]] = {}    # position -> its river as this update voted it
         self._withheld: dict[int, int] = {}          # position -> new discards held back in earlier updates
+        self._ura_wait: dict[tuple[int, int], int] = {}   # (wall, stack) -> views a changed indicator waited for a hand
 
     def resume(self, *, rivers: dict[int, list[tuple[str, bool]]] | None = None,
                melds: dict[int, list[str]] | None = None, revealed: dict[int, tuple[str, ...]] | None = None,
@@ -234,14 +236,27 @@ class TableTracker:
                 seen = [self._tile(i.tile) for i in v.indicators if (i.wall, i.stack) == slot]
                 votes.append(seen[0] if seen else None)
             best = self._majority([t for t in votes if t not in (None, "none")])
-            if best is None or self._c.indicators.get(slot) == best:
+            was = self._c.indicators.get(slot)
+            if best is None or was == best:
+                self._ura_wait.pop(slot, None)
                 continue
             # a tile turned after a hand was revealed is an ura indicator (the dora indicator lifted
             # aside, the tile under it turned); a change during play is reported too (the game
             # alerts on an indicator that changes after it was read)
+            is_ura = bool(self._c.revealed)
+            if was is not None and not is_ura and any(v.revealed for v in self._views):
+                # a hand lies face up but its reading has not settled yet (a doubtful tile): the
+                # winner's ura turned meanwhile waits for it, or it would go to the game as a moved
+                # dora indicator after the win (ignored there, the result waiting for its ura for
+                # ever); a hand that never settles lets it through as the ura after ``3 * hold`` views
+                waited = self._ura_wait[slot] = self._ura_wait.get(slot, 0) + 1
+                if waited < 3 * self.hold:
+                    continue
+                is_ura = True
+            self._ura_wait.pop(slot, None)
             self._c.indicators[slot] = str(best)
             events.append(IndicatorRevealed(wall=self.seat(slot[0]), stack=slot[1], tile=str(best),
-                                            is_ura=bool(self._c.revealed), now=now))
+                                            is_ura=is_ura, now=now))
 
     def _melds(self, events: list[Event], now: float) -> dict[int, list[str]]:
         """New melds per position; returns the called tiles taken per source position."""

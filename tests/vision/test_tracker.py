@@ -295,6 +295,34 @@ def test_an_indicator_that_changes_during_play_is_reported_again_not_as_ura():
     assert [(e.wall, e.stack, e.tile, e.is_ura) for e in evs if isinstance(e, IndicatorRevealed)] == [(1, 11, "4p", False)]
 
 
+def test_an_ura_turned_before_the_revealed_hand_settles_waits_for_the_hand_and_is_the_ura():
+    """Recorded game 2023053016gm-0029 hand 9 with candidate 13: the winner's hand lay face up with a
+    doubtful tile, the ura under the dora indicator settled first and went out as a moved indicator
+    (``is_ura`` False), which the game ignores after a win: the result waited for the ura for ever."""
+    hand = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "2z", "2z", "5s", "5s", "5s"]
+    doubtful = hand[:5] + ["none"] + hand[6:]
+    ind = [(1, 7, "3m")]
+    tr = TableTracker(k=5)
+    assert [(e.tile, e.is_ura) for e in feed(tr, [view(indicators=ind)] * 5)] == [("3m", False)]
+    ura = [(1, 7, "9m")]
+    evs = feed(tr, [view(indicators=ura, revealed={2: doubtful})] * 8, t0=1.0)
+    assert evs == []                                   # neither the hand nor the ura is reported yet
+    evs = feed(tr, [view(indicators=ura, revealed={2: hand})] * 3, t0=2.0)
+    assert [type(e).__name__ for e in evs] == ["HandRevealed", "IndicatorRevealed"]
+    assert (evs[1].wall, evs[1].stack, evs[1].tile, evs[1].is_ura) == (1, 7, "9m", True)
+    assert feed(tr, [view(indicators=ura, revealed={2: hand})] * 5, t0=3.0) == []
+
+
+def test_an_ura_beside_a_hand_that_never_settles_goes_out_as_the_ura_after_three_holds():
+    hand = ["1m", "2m", "3m", "4p", "5p", "none", "7s", "8s", "9s", "2z", "2z", "5s", "5s", "5s"]
+    tr = TableTracker(k=3)                             # hold = 6 views
+    feed(tr, [view(indicators=[(0, 5, "7z")])] * 3)
+    views = [view(indicators=[(0, 5, "1z")], revealed={0: hand})] * (3 * tr.hold + 1)
+    evs = [(i, e) for i, v in enumerate(views) for e in tr.update(v, now=float(i))]
+    assert [(e.tile, e.is_ura) for _, e in evs] == [("1z", True)]
+    assert evs[0][0] >= 3 * tr.hold - 1                # it waited for the hand that long
+
+
 def test_a_riichi_stick_is_reported_once_when_most_views_see_it():
     import dataclasses
 
