@@ -45,28 +45,42 @@ def test_model_card_tells_the_held_out_truth(clf):
     assert abs(train_data.calibration_error(probs, ys) - stated_ece) < 0.07
 
 
+SETS = 6   # artwork sets (styles) the look-alike checks read: one set alone measures the luck of its seed
+
+
+def _artwork_misses(clf, labels: list[str], rot_seed: int, seed: int) -> list[tuple[str, str]]:
+    """Crops of ``labels`` in ``SETS`` sets of the scene renderer's artwork (each its own style: inks,
+    stroke, colours), near upright, unseen seeds -> the (true, read) pairs read wrong."""
+    wrong = []
+    for k in range(SETS):
+        rng = np.random.default_rng(rot_seed + k)
+        rots = [int(r) for r in rng.choice([0, 90, 180, 270], size=len(labels))]
+        crops = train_data.render_labels(labels, rots, seed=seed + 1000 * k)
+        guesses = clf.classify(list(crops))
+        wrong += [(t, g.best) for t, g in zip(labels, guesses, strict=True) if g.best != t]
+    return wrong
+
+
 def test_shipped_model_reads_the_training_artwork(clf):
-    # renders of the scene renderer's artwork, near upright, unseen seeds: what the simulated pipeline reads
+    # what the simulated pipeline reads: at most 3 misses per 141 crops (2.1 %), over six sets. On one
+    # set the bound measured its seed's luck: the artwork model of 2026-11-29 missed it on 9 of 24 other
+    # sets. Measured on these six sets: that model 13 of 846, the shipped model 16.
     labels = [t for t in CLASSES for _ in range(3)]
-    rng = np.random.default_rng(3)
-    rots = [int(r) for r in rng.choice([0, 90, 180, 270], size=len(labels))]
-    crops = train_data.render_labels(labels, rots, seed=train_data.HELDOUT_SEED + 19)
-    guesses = clf.classify(list(crops))
-    wrong = [(t, g.best) for t, g in zip(labels, guesses, strict=True) if g.best != t]
-    assert len(wrong) <= 3, wrong
+    wrong = _artwork_misses(clf, labels, 3, train_data.HELDOUT_SEED + 19)
+    assert len(wrong) <= 3 * SETS, wrong
 
 
 HARD = ["4p", "5p", "6p", "7s", "9s", "5m", "0m", "0p", "0s", "5s"]
 
 
 def test_hard_pairs_are_not_confused(clf):
+    # at most one miss per 100 crops of the hard classes (1 %), over six sets. The one set this test
+    # read before held two crops both models read at confidence 0.5-0.6 (a 4p half out of its crop
+    # beside a neighbour, a blurred 5m on its side). Measured here: the 2026-11-29 model 3 of 600,
+    # the shipped model 4.
     labels = [t for t in HARD for _ in range(10)]
-    rng = np.random.default_rng(5)
-    rots = [int(r) for r in rng.choice([0, 90, 180, 270], size=len(labels))]
-    crops = train_data.render_labels(labels, rots, seed=train_data.HELDOUT_SEED + 29)
-    guesses = clf.classify(list(crops))
-    wrong = [(t, g.best) for t, g in zip(labels, guesses, strict=True) if g.best != t]
-    assert len(wrong) <= 1, wrong  # at most one miss in 100 crops of the hard classes
+    wrong = _artwork_misses(clf, labels, 5, train_data.HELDOUT_SEED + 29)
+    assert len(wrong) <= 1 * SETS, wrong
 
 
 @pytest.mark.parametrize("tile", ["1m", "7z", "3s", "2f"])

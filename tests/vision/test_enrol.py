@@ -52,11 +52,15 @@ def test_enrol_writes_a_set_bound_to_the_model(set_file, capsys):
     assert body["model"]["embedding"] in ("features", "tile_logits")
 
 
+PICTURE_SEEDS = range(311, 331)   # one held-out picture per kind for each
+
+
 def test_classify_with_set_prints_the_contract_lines(set_file, style, tmp_path, capsys):
     files = []
-    for i, (label, crop) in enumerate(render(style, KINDS, 1, seed=311, heldout=True)):
-        files.append(str(tmp_path / f"{i}_{label}.png"))
-        cv2.imwrite(files[-1], crop)
+    for seed in PICTURE_SEEDS:
+        for i, (label, crop) in enumerate(render(style, KINDS, 1, seed=seed, heldout=True)):
+            files.append(str(tmp_path / f"{seed}-{i}_{label}.png"))
+            cv2.imwrite(files[-1], crop)
     (tmp_path / "broken.png").write_bytes(b"not a png")
     rc = tablectl(["classify", "--set", str(set_file), *files, str(tmp_path / "broken.png"), "--json"])
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
@@ -66,8 +70,11 @@ def test_classify_with_set_prints_the_contract_lines(set_file, style, tmp_path, 
     for r in rows[:-1]:
         assert set(r) <= {"file", "tile", "confidence", "rotation"} and {"tile", "confidence"} <= set(r)
         assert 0.0 <= r["confidence"] <= 1.0
+    # 3 pictures per kind enrolled, each kind read on 20 other pictures in held-out light and pose. One
+    # picture per kind (5 of 6 right) measured the luck of a seed: over these 20 seeds the 2026-11-29
+    # model reads 98 of 120 (0.82) and the shipped model 94 (0.78); 0.75 is asked.
     right = sum(r["tile"] == Path(r["file"]).stem.split("_")[1] for r in rows[:-1])
-    assert right >= len(KINDS) - 1, rows
+    assert right >= 0.75 * len(files), [(r["file"], r["tile"]) for r in rows[:-1]]
 
 
 def test_missing_labels_csv(tmp_path, capsys):

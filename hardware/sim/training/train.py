@@ -43,7 +43,7 @@ CACHE_DIR = REPO / ".train"
 MODEL_DIR = REPO / "vision" / "models"
 CALIBRATION_SEED = train_data.HELDOUT_SEED + 500_000  # held-out renders for the temperature, not for the figures
 CHUNK = 2000
-WIDTHS = (16, 32, 48, 64, 96, 128)  # the shipped model's; candidates 5-13 (2026-12-03): --widths 32,64,96,128,192,256
+WIDTHS = (32, 64, 96, 128, 192, 256)  # the shipped model's (2026-12-03); the artwork model of 2026-11-29: 16,32,48,64,96,128
 
 
 def _render_chunk(seed: int, p_artwork: float = train_data.P_ARTWORK, upright: bool = False
