@@ -244,11 +244,11 @@ class TableTracker:
             # aside, the tile under it turned); a change during play is reported too (the game
             # alerts on an indicator that changes after it was read)
             is_ura = bool(self._c.revealed)
-            if was is not None and not is_ura and any(v.revealed for v in self._views):
-                # a hand lies face up but its reading has not settled yet (a doubtful tile): the
-                # winner's ura turned meanwhile waits for it, or it would go to the game as a moved
-                # dora indicator after the win (ignored there, the result waiting for its ura for
-                # ever); a hand that never settles lets it through as the ura after ``3 * hold`` views
+            if was is not None and not is_ura and sum(1 for v in self._views if v.revealed) >= self.need:
+                # a hand lies face up (in most views) but its reading has not settled yet (a doubtful
+                # tile): the winner's ura turned meanwhile waits for it, or it would go to the game as
+                # a moved dora indicator after the win (ignored there, the result waiting for its ura
+                # for ever); a hand that never settles lets it through as the ura after ``3 * hold`` views
                 waited = self._ura_wait[slot] = self._ura_wait.get(slot, 0) + 1
                 if waited < 3 * self.hold:
                     continue

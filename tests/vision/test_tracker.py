@@ -313,6 +313,14 @@ def test_an_ura_turned_before_the_revealed_hand_settles_waits_for_the_hand_and_i
     assert feed(tr, [view(indicators=ura, revealed={2: hand})] * 5, t0=3.0) == []
 
 
+def test_a_stray_row_read_as_a_revealed_hand_in_one_view_does_not_hold_a_moved_indicator():
+    tr = TableTracker(k=5)
+    feed(tr, [view(indicators=[(1, 11, "3p")])] * 5)
+    stray = view(indicators=[(1, 11, "4p")], revealed={1: ["2m", "3m", "4m"]})
+    evs = feed(tr, [stray] + [view(indicators=[(1, 11, "4p")])] * 2, t0=1.0)
+    assert [(e.tile, e.is_ura) for e in evs if isinstance(e, IndicatorRevealed)] == [("4p", False)]
+
+
 def test_an_ura_beside_a_hand_that_never_settles_goes_out_as_the_ura_after_three_holds():
     hand = ["1m", "2m", "3m", "4p", "5p", "none", "7s", "8s", "9s", "2z", "2z", "5s", "5s", "5s"]
     tr = TableTracker(k=3)                             # hold = 6 views
