@@ -6,27 +6,38 @@ model's embeddings of each enrolment picture (:func:`embed`: ``OnnxTileClassifie
 turns, of the picture and of the picture turned 45 degrees), and the **mode** that compares them
 (:func:`similarity`: ``quarter``, ``phases`` or ``octant``), chosen when the set is made as the one
 that tells the set's own pictures apart best (leave-one-out): a set photographed near quarter
-turns and one photographed at any slant want different ones. It is bound to the model it was
-made with (the model file's sha256): another model's embeddings mean nothing, so such a file is
-refused.
+turns and one photographed at any slant want different ones. Beside each picture it holds the
+embeddings of ``AUGMENT`` altered copies of it (:func:`augment`: turned to any angle, tilted,
+relit, white-balanced, blurred, noisy, JPEG), from which the set learns which directions of
+the embedding are light and pose rather than kind (see the rule). It is bound to the model it
+was made with (the model file's sha256): another model's embeddings mean nothing, so such a
+file is refused.
 
-File format (JSON, UTF-8), version 1::
+File format (JSON, UTF-8), version 2 (version 1, without ``augmented`` and ``whiten``, is still
+read, and compared as it was made: without whitening)::
 
-    {"format": "jantaku-tile-set", "version": 1,
+    {"format": "jantaku-tile-set", "version": 2,
      "model": {"sha256": "...", "file": "tiles.onnx", "embedding": "tile_logits" | "features", "dim": D,
                "mode": "quarter" | "phases" | "octant"},
      "created": "2026-12-02T14:00:00Z", "source": "enrol DIR",
-     "rule": {"ref": 0.75, "gate_width": 0.1, "tau": 0.02, "prior": 0.15},
-     "kinds": {"1m": {"count": 4, "vectors": "<base64 float32 (count, 2, D), little-endian>"}, ...},
+     "rule": {"ref": 0.75, "gate_width": 0.1, "tau": 0.02, "prior": 0.15, "whiten": 0.1},
+     "kinds": {"1m": {"count": 4, "vectors": "<base64 float32 (count, 2, D), little-endian>",
+                      "augmented": {"of": [0, 0, ..., 3], "vectors": "<base64 float32 (len(of), 2, D)>"}}, ...},
      "sha256": "<sha256 of the canonical JSON of everything above>"}
+
+``of`` names, for each altered copy, the picture (0 .. count-1) it was made from.
 
 The canonical JSON is ``json.dumps(body, sort_keys=True, separators=(",", ":"))`` without the
 ``sha256`` key: a file changed by hand or cut short is refused as damaged.
 
 **The combination rule** (:class:`EnrolledClassifier`). For a crop, the model gives class
 probabilities ``p(c)`` (voted over the four turns) and the crop's embedding ``e``. Embeddings are
-centred on the mean of the set's vectors and scaled to unit length; each enrolled kind's
-prototype is the normalised mean of its centred vectors, ``s(c)`` the cosine similarity of ``e``
+centred on the mean of the set's vectors (pictures and altered copies), whitened by
+``(S + whiten * tr(S)/D * I)^(-1/2)``, ``S`` the scatter of the set's vectors about their own
+kind's mean (so the directions in which light and pose move a kind count for little; measured
+on held-out designs, ``tests/vision/test_enrol_heldout.py``, this reads about a third of the
+remaining errors right), and scaled to unit length; each enrolled kind's prototype is the
+normalised mean of its vectors so treated, ``s(c)`` the cosine similarity of ``e``
 to it in the set's mode, ``E`` the enrolled kinds. Whether the crop shows an enrolled kind at
 all: the model's odds ``p(E) / (1 - p(E))`` times the set's likelihood ratio ``exp((max s - ref) / gate_width)``, as a
 probability ``g``. Then::
@@ -40,9 +51,11 @@ model's say among the enrolled kinds); one close to none of them (an empty place
 missing from ``DIR``) is left to the model, so kinds missing from the enrolment are still
 recognised as the shipped model knows them. ``ref`` and ``gate_width`` are measured on the
 enrolment pictures when the set is made: ``ref`` halfway between the median similarity of a
-picture to its own kind (left out of the prototype) and the median similarity to its best other
-kind, ``gate_width`` half that gap (``tau``, ``prior`` and these fractions were tuned on rendered
-held-out designs, ``tests/vision/test_enrol_heldout.py``).
+picture to its own kind and the median similarity to its best other kind, the picture and its
+altered copies left out of the prototypes, the centre and the whitening (with them in, a set of
+few kinds judges its own pictures too alike, and the gate then shuts out other photos of them),
+``gate_width`` half that gap (``tau``, ``prior``, ``whiten`` and these fractions were tuned on
+rendered held-out designs, ``tests/vision/test_enrol_heldout.py``).
 """
 
 from __future__ import annotations
@@ -66,10 +79,12 @@ from vision.layout import VisionError
 log = logging.getLogger(__name__)
 
 FORMAT = "jantaku-tile-set"
-VERSION = 1
+VERSION = 2
+READS = (1, 2)         # version 1 files: no altered copies, compared without whitening
 ENROL_KINDS: tuple[str, ...] = CLASSES  # the 37 kinds, 8 flowers, back (and none, for a picture of no tile)
-DEFAULT_RULE = {"ref": 0.7, "gate_width": 0.1, "tau": 0.02, "prior": 0.15}
+DEFAULT_RULE = {"ref": 0.7, "gate_width": 0.1, "tau": 0.02, "prior": 0.15, "whiten": 0.1}
 RULE_KEYS = tuple(DEFAULT_RULE)
+AUGMENT = 8            # altered copies embedded per enrolment picture (see augment)
 _BATCH = 64
 MODES = ("quarter", "phases", "octant")   # how embeddings are compared (see similarity); ties: the first
 
@@ -115,6 +130,8 @@ class TileSet:
     model_file: str = ""
     created: str = ""
     source: str = ""
+    augmented: dict[str, np.ndarray] = field(default_factory=dict)     # kind -> (m, 2, dim): altered copies
+    augmented_of: dict[str, np.ndarray] = field(default_factory=dict)  # kind -> (m,) int: the picture of each
 
     # ------------------------------------------------------------------ derived
     @property
@@ -125,48 +142,84 @@ class TileSet:
     def count(self) -> int:
         return int(sum(len(v) for v in self.vectors.values()))
 
-    def prototypes(self, mode: str | None = None) -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
-        """(kinds, unit prototypes ``(K, P, dim)`` of ``mode`` (default the set's), centre ``(dim,)``)."""
+    def _views(self, kind: str, mode: str) -> tuple[np.ndarray, np.ndarray]:
+        """A kind's pictures then their altered copies as ``mode`` compares them ``(n, P, dim)``,
+        and the picture each row comes from."""
+        v = _view(self.vectors[kind], mode)
+        own = np.arange(len(v))
+        a = self.augmented.get(kind)
+        if a is None or not len(a):
+            return v, own
+        return np.concatenate([v, _view(a, mode)]), np.concatenate([own, self.augmented_of[kind]])
+
+    def space(self, mode: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The centre ``(dim,)`` and whitening ``(dim, dim)`` of ``mode`` (see the module doc): the
+        identity where ``whiten`` is 0 (a version 1 file) or the set's vectors do not vary."""
+        mode = mode or self.mode
+        return _space([self._views(k, mode)[0] for k in self.kinds], self.dim, float(self.rule.get("whiten", 0.0)))
+
+    def prototypes(self, mode: str | None = None
+                   ) -> tuple[tuple[str, ...], np.ndarray, np.ndarray, np.ndarray]:
+        """(kinds, unit prototypes ``(K, P, dim)`` of ``mode`` (default the set's), centre ``(dim,)``,
+        whitening ``(dim, dim)``)."""
         mode = mode or self.mode
         kinds = self.kinds
+        mu, white = self.space(mode)
         if not kinds:
-            return kinds, np.zeros((0, 1, self.dim), np.float32), np.zeros(self.dim, np.float32)
-        mu = np.concatenate([_view(self.vectors[k], mode) for k in kinds]).reshape(-1, self.dim).mean(0)
-        protos = np.stack([_unit(_unit(_view(self.vectors[k], mode) - mu).mean(0)) for k in kinds])
-        return kinds, protos.astype(np.float32), mu.astype(np.float32)
+            return kinds, np.zeros((0, 1, self.dim), np.float32), mu, white
+        return kinds, _protos([self._views(k, mode)[0] for k in kinds], mu, white), mu, white
+
+    def _leave_one_out(self, mode: str, exact: bool) -> tuple[float, list[float], list[float]]:
+        """Each picture against prototypes made without it and its altered copies: the share it
+        tells apart, and its similarity to its own kind and to the best other. ``exact``: the
+        centre and whitening are made without it too (else they are the whole set's: quicker,
+        and enough to compare modes, but a picture's own copies then shape the whitening it is
+        judged in, and its similarity to its kind comes out high)."""
+        kinds = self.kinds
+        whiten = float(self.rule.get("whiten", 0.0))
+        views = [self._views(k, mode) for k in kinds]
+        _k, protos, mu, white = self.prototypes(mode)
+        genuine, impostor, right = [], [], 0
+        for ki, k in enumerate(kinds):
+            rows, of = views[ki]
+            n = len(self.vectors[k])
+            if n < 2:
+                continue
+            for i in range(n):
+                if exact:
+                    rest = [v if j != ki else rows[of != i] for j, (v, _of) in enumerate(views)]
+                    mu, white = _space(rest, self.dim, whiten)
+                    others = _protos(rest, mu, white)
+                else:
+                    others = protos.copy()
+                    others[ki] = _unit(_unit((rows[of != i] - mu) @ white).mean(0))
+                sims = similarity(self.vectors[k][i:i + 1], others, mu, mode, white)[0]
+                genuine.append(float(sims[ki]))
+                sims[ki] = -np.inf
+                impostor.append(float(sims.max()))
+                right += genuine[-1] > impostor[-1]
+        return right / max(len(genuine), 1), genuine, impostor
 
     def fit_rule(self) -> dict[str, float]:
         """Choose the mode that tells the set's own pictures apart best (leave-one-out), and measure
-        ``ref`` and ``gate_width`` in it; defaults when there are too few pictures."""
+        ``ref`` and ``gate_width`` in it (exact leave-one-out); defaults when there are too few
+        pictures."""
         kinds = self.kinds
+        whiten = float(self.rule.get("whiten", DEFAULT_RULE["whiten"]))
+        self.rule = {**DEFAULT_RULE, "whiten": whiten}
         if len(kinds) < 2 or sum(len(self.vectors[k]) >= 2 for k in kinds) < 2:
-            self.rule, self.mode = dict(DEFAULT_RULE), MODES[0]
+            self.mode = MODES[0]
             return self.rule
         best = None
         for mode in MODES:
-            _k, protos, mu = self.prototypes(mode)
-            genuine, impostor, right = [], [], 0
-            for ki, k in enumerate(kinds):
-                views = _unit(_view(self.vectors[k], mode) - mu)          # n, P, D
-                n = len(views)
-                if n < 2:
-                    continue
-                for i in range(n):
-                    own = _unit((views.sum(0) - views[i]) / (n - 1))      # P, D
-                    others = protos.copy()
-                    others[ki] = own
-                    sims = similarity(self.vectors[k][i:i + 1], others, mu, mode)[0]
-                    g = float(sims[ki])
-                    sims[ki] = -np.inf
-                    genuine.append(g)
-                    impostor.append(float(sims.max()))
-                    right += g > impostor[-1]
-            score = right / max(len(genuine), 1)
+            score = self._leave_one_out(mode, exact=False)[0]
             if best is None or score > best[0] + 1e-9:
-                best = (score, mode, float(np.median(genuine)), float(np.median(impostor)))
-        _score, self.mode, g, i = best
+                best = (score, mode)
+        self.mode = best[1]
+        self.loo_score, genuine, impostor = self._leave_one_out(self.mode, exact=whiten > 0)
+        g, i = float(np.median(genuine)), float(np.median(impostor))
         gap = max(g - i, 0.05)
-        self.rule = {**DEFAULT_RULE, "ref": round((g + i) / 2, 4), "gate_width": round(gap / 2, 4)}
+        self.rule = {**self.rule, "ref": round((g + i) / 2, 4), "gate_width": round(gap / 2, 4)}
         return self.rule
 
     # ------------------------------------------------------------------ file
@@ -177,12 +230,16 @@ class TileSet:
                       "dim": int(self.dim), "mode": self.mode},
             "created": self.created, "source": self.source,
             "rule": {k: float(v) for k, v in self.rule.items()},
-            "kinds": {k: {"count": int(len(self.vectors[k])),
-                          "vectors": base64.b64encode(np.ascontiguousarray(self.vectors[k], "<f4").tobytes()).decode()}
-                      for k in self.kinds},
+            "kinds": {k: self._kind_json(k) for k in self.kinds},
         }
         body["sha256"] = hashlib.sha256(_canonical(body)).hexdigest()
         return body
+
+    def _kind_json(self, kind: str) -> dict:
+        out = {"count": int(len(self.vectors[kind])), "vectors": _b64(self.vectors[kind])}
+        if len(self.augmented.get(kind, ())):
+            out["augmented"] = {"of": [int(i) for i in self.augmented_of[kind]], "vectors": _b64(self.augmented[kind])}
+        return out
 
     def save(self, path: str | Path) -> Path:
         """Write the set file atomically (a temporary file renamed over ``path``)."""
@@ -213,7 +270,7 @@ class TileSet:
             raise TileSetError(f"tile set {path}: not a tile set file (made with 'tablectl enrol')") from err
         if not isinstance(body, dict) or body.get("format") != FORMAT:
             raise TileSetError(f"tile set {path}: not a tile set file (made with 'tablectl enrol')")
-        if body.get("version") != VERSION:
+        if body.get("version") not in READS:
             raise TileSetError(f"tile set {path}: format version {body.get('version')!r}, this software reads "
                                f"version {VERSION}: enrol the set again")
         digest = body.pop("sha256", None)
@@ -224,23 +281,30 @@ class TileSet:
             dim = int(model["dim"])
             if model["mode"] not in MODES:
                 raise ValueError(f"unknown mode {model['mode']!r}")
-            vectors = {}
+            vectors, augmented, augmented_of = {}, {}, {}
             for kind, entry in body["kinds"].items():
                 if kind not in ENROL_KINDS:
                     raise ValueError(f"unknown kind {kind!r}")
-                v = np.frombuffer(base64.b64decode(entry["vectors"], validate=True), "<f4")
-                if v.size != int(entry["count"]) * 2 * dim or not np.isfinite(v).all():
-                    raise ValueError(f"kind {kind}: {v.size} numbers for {entry['count']} x 2 x {dim}")
-                vectors[kind] = v.reshape(int(entry["count"]), 2, dim).astype(np.float32)
+                count = int(entry["count"])
+                vectors[kind] = _unb64(entry["vectors"], count, dim, f"kind {kind}")
+                if "augmented" in entry:
+                    of = np.asarray(entry["augmented"]["of"], np.int64)
+                    if of.ndim != 1 or (len(of) and (of.min() < 0 or of.max() >= count)):
+                        raise ValueError(f"kind {kind}: altered copies of pictures outside 0..{count - 1}")
+                    augmented[kind] = _unb64(entry["augmented"]["vectors"], len(of), dim, f"kind {kind} (altered)")
+                    augmented_of[kind] = of
+            # version 1 has no whitening (its sets are compared as they were made)
+            keys = RULE_KEYS if body["version"] >= 2 else tuple(k for k in RULE_KEYS if k != "whiten")
+            rule = {"whiten": 0.0, **{k: float(body["rule"][k]) for k in keys}}
             ts = cls(model_sha256=str(model["sha256"]), embedding=str(model["embedding"]), dim=dim,
-                     vectors=vectors, rule={k: float(body["rule"][k]) for k in RULE_KEYS},
+                     vectors=vectors, rule=rule, augmented=augmented, augmented_of=augmented_of,
                      mode=str(model["mode"]), model_file=str(model.get("file", "")),
                      created=str(body.get("created", "")),
                      source=str(body.get("source", "")))
         except (KeyError, TypeError, ValueError) as err:
             raise TileSetError(f"tile set {path}: damaged ({err})") from err
-        if min(ts.rule["tau"], ts.rule["gate_width"]) <= 0:
-            raise TileSetError(f"tile set {path}: damaged (rule {ts.rule}: tau and gate_width must be above 0)")
+        if min(ts.rule["tau"], ts.rule["gate_width"]) <= 0 or ts.rule["whiten"] < 0:
+            raise TileSetError(f"tile set {path}: damaged (rule {ts.rule}: tau and gate_width must be above 0, whiten not below)")
         if model_sha256 is not None and ts.model_sha256 != model_sha256:
             raise TileSetError(f"tile set {path}: made for another model version (model sha256 "
                                f"{ts.model_sha256[:12]}..., this model is {model_sha256[:12]}...): enrol the set again")
@@ -249,6 +313,62 @@ class TileSet:
     def describe(self) -> str:
         return (f"{len(self.kinds)} kinds, {self.count} pictures, model {self.model_file or '?'} "
                 f"{self.model_sha256[:12]}, made {self.created or '?'}")
+
+
+def _space(views: Sequence[np.ndarray], dim: int, whiten: float) -> tuple[np.ndarray, np.ndarray]:
+    """Centre and whitening of kinds' vectors ``[(n, P, dim), ...]`` (see :meth:`TileSet.space`)."""
+    eye = np.eye(dim, dtype=np.float32)
+    if not len(views):
+        return np.zeros(dim, np.float32), eye
+    mu = np.concatenate(views).reshape(-1, dim).mean(0)
+    if whiten <= 0:
+        return mu.astype(np.float32), eye
+    resid = np.concatenate([(v - v.mean(0)).reshape(-1, dim) for v in views]).astype(np.float64)
+    scatter = resid.T @ resid / max(len(resid), 1)
+    trace = float(np.trace(scatter))
+    if trace <= 1e-12:
+        return mu.astype(np.float32), eye
+    w, vecs = np.linalg.eigh(scatter + whiten * trace / dim * np.eye(dim))
+    return mu.astype(np.float32), ((vecs * np.maximum(w, 1e-12) ** -0.5) @ vecs.T).astype(np.float32)
+
+
+def _protos(views: Sequence[np.ndarray], mu: np.ndarray, white: np.ndarray) -> np.ndarray:
+    """Unit prototypes ``(K, P, dim)``: per kind, the normalised mean of its centred, whitened, unit vectors."""
+    return np.stack([_unit(_unit((v - mu) @ white).mean(0)) for v in views]).astype(np.float32)
+
+
+def _b64(v: np.ndarray) -> str:
+    return base64.b64encode(np.ascontiguousarray(v, "<f4").tobytes()).decode()
+
+
+def _unb64(text, count: int, dim: int, what: str) -> np.ndarray:
+    v = np.frombuffer(base64.b64decode(text, validate=True), "<f4")
+    if v.size != count * 2 * dim or not np.isfinite(v).all():
+        raise ValueError(f"{what}: {v.size} numbers for {count} x 2 x {dim}")
+    return v.reshape(count, 2, dim).astype(np.float32)
+
+
+def augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """An altered copy of an enrolment picture, as another photo of the same tile might look: as a
+    64 px square, turned to any angle, scaled 0.9-1.1, its corners moved up to 8 %, gamma 0.6-1.6,
+    brightness 0.6-1.3, each colour 0.8-1.2 (white balance), sometimes blurred, sensor noise, JPEG
+    quality 30-95."""
+    sq = prep_one(crop, 64)
+    src = np.float32([[0, 0], [64, 0], [64, 64], [0, 64]])
+    dst = (src + rng.uniform(-0.08, 0.08, (4, 2)) * 64).astype(np.float32)
+    turn = np.vstack([cv2.getRotationMatrix2D((32.0, 32.0), float(rng.uniform(-180, 180)),
+                                              float(rng.uniform(0.9, 1.1))), [0, 0, 1]])
+    out = cv2.warpPerspective(sq, turn @ cv2.getPerspectiveTransform(src, dst), (64, 64), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE)
+    x = (out.astype(np.float32) / 255) ** rng.uniform(0.6, 1.6)
+    x = x * (rng.uniform(0.8, 1.2, 3) * rng.uniform(0.6, 1.3)).astype(np.float32)
+    sigma = rng.uniform(0, 1.3)
+    if sigma > 0.3:
+        x = cv2.GaussianBlur(x, (0, 0), sigma)
+    x = x + rng.normal(0, rng.uniform(0, 0.03), x.shape).astype(np.float32)
+    out = np.clip(x * 255, 0, 255).astype(np.uint8)
+    ok, jpeg = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 96))])
+    return cv2.imdecode(jpeg, cv2.IMREAD_COLOR) if ok else out
 
 
 def _turn45(crop: np.ndarray) -> np.ndarray:
@@ -276,15 +396,19 @@ def _view(v: np.ndarray, mode: str) -> np.ndarray:
     return v
 
 
-def similarity(emb: np.ndarray, protos: np.ndarray, mu: np.ndarray, mode: str) -> np.ndarray:
-    """Cosine similarity ``(N, K)`` of embeddings ``(N, 2, D)`` to prototypes ``(K, P, D)``.
+def similarity(emb: np.ndarray, protos: np.ndarray, mu: np.ndarray, mode: str,
+               white: np.ndarray | None = None) -> np.ndarray:
+    """Cosine similarity ``(N, K)`` of embeddings ``(N, 2, D)`` to prototypes ``(K, P, D)``, the
+    embeddings centred on ``mu`` and whitened by ``white`` (:meth:`TileSet.space`).
 
     ``quarter``: the crop's quarter-turn embedding to the kinds' (a set photographed near quarter
     turns); ``octant``: the average with the 45-degree turn on both sides (a set photographed at
     any slant); ``phases``: the crop's quarter-turn embedding to the nearer of a kind's two phases.
     """
-    q = emb.mean(1) if mode == "octant" else emb[:, 0]
-    return np.einsum("nd,kpd->nkp", _unit(q - mu), protos).max(2)
+    q = (emb.mean(1) if mode == "octant" else emb[:, 0]) - mu
+    if white is not None:
+        q = q @ white
+    return np.einsum("nd,kpd->nkp", _unit(q), protos).max(2)
 
 
 def embed_all(classifier, crops: Sequence[np.ndarray], *, progress: Progress | None = None) -> np.ndarray:
@@ -312,16 +436,32 @@ def build(classifier, samples: Sequence[tuple[str, np.ndarray]], *, progress: Pr
             raise TileSetError(f"enrol: unknown label {label!r} (expected one of {' '.join(ENROL_KINDS)})")
     if base is not None and base.model_sha256 != sha:
         raise TileSetError("enrol: the set to add to was made for another model version: enrol it again")
-    vecs = embed_all(classifier, [to_bgr(c) for _l, c in samples], progress=progress)
+    crops = [to_bgr(c) for _l, c in samples]
+    rng = np.random.default_rng(len(crops))          # the same pictures make the same set
+    copies = [augment(c, rng) for c in crops for _ in range(AUGMENT)]
+    per_picture = 1 + AUGMENT
+    shown = None if progress is None else (lambda done, _total: progress(done // per_picture, len(crops)))
+    vecs = embed_all(classifier, crops + copies, progress=shown)
+    vecs, copy_vecs = vecs[:len(crops)], vecs[len(crops):]
     vectors: dict[str, list[np.ndarray]] = {}
+    augmented: dict[str, list[np.ndarray]] = {}
+    augmented_of: dict[str, list[np.ndarray]] = {}
     if base is not None:
         for k in base.kinds:
             vectors[k] = [base.vectors[k]]
-    for (label, _c), v in zip(samples, vecs, strict=True):
+            if len(base.augmented.get(k, ())):
+                augmented[k] = [base.augmented[k]]
+                augmented_of[k] = [base.augmented_of[k]]
+    for i, ((label, _c), v) in enumerate(zip(samples, vecs, strict=True)):
+        picture = sum(len(x) for x in vectors.get(label, ()))
         vectors.setdefault(label, []).append(v[None, :])
+        augmented.setdefault(label, []).append(copy_vecs[i * AUGMENT:(i + 1) * AUGMENT])
+        augmented_of.setdefault(label, []).append(np.full(AUGMENT, picture, np.int64))
     dim = int(vecs.shape[2]) if len(vecs) else (base.dim if base is not None else 0)
     ts = TileSet(model_sha256=sha, embedding=embedding_kind(classifier), dim=dim,
                  vectors={k: np.concatenate(v).astype(np.float32) for k, v in vectors.items()},
+                 augmented={k: np.concatenate(v).astype(np.float32) for k, v in augmented.items()},
+                 augmented_of={k: np.concatenate(v) for k, v in augmented_of.items()},
                  model_file=Path(classifier.model_path).name,
                  created=dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), source=source)
     ts.fit_rule()
@@ -347,7 +487,7 @@ class EnrolledClassifier:
         self.tile_set = tile_set
         self.classes = classifier.classes
         self.min_confidence = classifier.min_confidence
-        kinds, self._protos, self._mu = tile_set.prototypes()
+        kinds, self._protos, self._mu, self._white = tile_set.prototypes()
         self._mode = tile_set.mode
         self._cols = np.array([self.classes.index(k) for k in kinds if k in self.classes], np.int64)
         if len(self._cols) != len(kinds):
@@ -359,7 +499,7 @@ class EnrolledClassifier:
         if len(self._cols) == 0 or len(p_tile) == 0:
             return p_tile
         r = self._rule
-        sims = similarity(emb, self._protos, self._mu, self._mode)
+        sims = similarity(emb, self._protos, self._mu, self._mode, self._white)
         enrolled = np.zeros(p_tile.shape[1], bool)
         enrolled[self._cols] = True
         m_e = np.clip(p_tile[:, enrolled].sum(1), 1e-6, 1 - 1e-6)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pytest
 from controller.cli import main as tablectl
 from tests.vision.enrol_data import MAT_KINDS, render, standin_design, write_dir
 from vision.classifier import OnnxTileClassifier
-from vision.enrol import EnrolledClassifier, TileSet, TileSetError, build, model_sha256
+from vision.enrol import AUGMENT, EnrolledClassifier, TileSet, TileSetError, build, model_sha256
 
 KINDS = ("1m", "5p", "0p", "7z", "3f", "back")
 
@@ -48,8 +49,45 @@ def test_enrol_writes_a_set_bound_to_the_model(set_file, capsys):
     assert ts.kinds == tuple(k for k in MAT_KINDS if k in KINDS)
     assert all(len(ts.vectors[k]) == 3 for k in KINDS)
     body = json.loads(set_file.read_text())
-    assert body["format"] == "jantaku-tile-set" and body["version"] == 1
+    assert body["format"] == "jantaku-tile-set" and body["version"] == 2
     assert body["model"]["embedding"] in ("features", "tile_logits")
+    # each picture's altered copies, named by the picture they were made from
+    assert all(sorted(ts.augmented_of[k]) == [i for i in range(3) for _ in range(AUGMENT)] for k in KINDS)
+    assert all(ts.augmented[k].shape == (3 * AUGMENT, 2, ts.dim) for k in KINDS)
+    assert body["rule"]["whiten"] > 0
+
+
+def _resealed(body: dict, path: Path) -> Path:
+    body.pop("sha256", None)
+    body["sha256"] = hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    path.write_text(json.dumps(body))
+    return path
+
+
+def test_a_version_1_set_file_is_still_read_and_compared_as_it_was_made(set_file, style, tmp_path, capsys):
+    body = json.loads(set_file.read_text())
+    body["version"] = 1
+    del body["rule"]["whiten"]
+    for entry in body["kinds"].values():
+        del entry["augmented"]
+    old = _resealed(body, tmp_path / "v1.set")
+    ts = TileSet.load(old, model_sha256=model_sha256(OnnxTileClassifier().model_path))
+    assert ts.rule["whiten"] == 0 and not ts.augmented
+    _mu, white = ts.space()
+    assert np.array_equal(white, np.eye(ts.dim))            # no whitening, as version 1 compared
+    picture = tmp_path / "5p.png"
+    cv2.imwrite(str(picture), render(style, ["5p"], 1, seed=399, heldout=True)[0][1])
+    assert tablectl(["classify", "--set", str(old), str(picture)]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith(f"{picture}: ") and ": error:" not in line, line
+
+
+def test_altered_copies_of_a_picture_the_set_lacks_are_refused_as_damage(set_file, tmp_path):
+    body = json.loads(set_file.read_text())
+    entry = next(iter(body["kinds"].values()))
+    entry["augmented"]["of"][-1] = entry["count"]
+    with pytest.raises(TileSetError, match="damaged .*outside"):
+        TileSet.load(_resealed(body, tmp_path / "of.set"))
 
 
 PICTURE_SEEDS = range(311, 331)   # one held-out picture per kind for each
@@ -72,9 +110,10 @@ def test_classify_with_set_prints_the_contract_lines(set_file, style, tmp_path, 
         assert 0.0 <= r["confidence"] <= 1.0
     # 3 pictures per kind enrolled, each kind read on 20 other pictures in held-out light and pose. One
     # picture per kind (5 of 6 right) measured the luck of a seed: over these 20 seeds the 2026-11-29
-    # model reads 98 of 120 (0.82) and the shipped model 94 (0.78); 0.75 is asked.
+    # model read 98 of 120 (0.82) and the shipped model 94 (0.78) without whitening; with it
+    # (set files of version 2) the shipped model reads 101 (0.84); 0.8 is asked.
     right = sum(r["tile"] == Path(r["file"]).stem.split("_")[1] for r in rows[:-1])
-    assert right >= 0.75 * len(files), [(r["file"], r["tile"]) for r in rows[:-1]]
+    assert right >= 0.8 * len(files), [(r["file"], r["tile"]) for r in rows[:-1]]
 
 
 def test_missing_labels_csv(tmp_path, capsys):
