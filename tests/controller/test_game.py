@@ -541,3 +541,38 @@ def test_a_winners_hand_seen_before_its_win_button_arrived_gives_the_recorded_re
     assert swapped >= 2
     results, s = played(events)
     assert results == want and s.alerts == []
+
+
+def _declared_after_the_camera(events: list) -> tuple[list, int]:
+    """The events with each tsumo / ron button moved to just after the ura indicators and hands the
+    camera saw for that win (the link's button late behind the camera); and how many were moved."""
+    out, moved, i = [], 0, 0
+    while i < len(events):
+        e = events[i]
+        if isinstance(e, ev.Button) and e.action in ("tsumo", "ron"):
+            j = i + 1
+            seen = []
+            while j < len(events) and (isinstance(events[j], (ev.HandRevealed, ev.IndicatorRevealed))
+                                       or (isinstance(events[j], ev.Button) and events[j].action == "ron")):
+                seen.append(events[j])
+                j += 1
+            if any(isinstance(x, ev.IndicatorRevealed) and x.is_ura for x in seen):
+                buttons = [e, *(x for x in seen if isinstance(x, ev.Button))]
+                out += [x for x in seen if not isinstance(x, ev.Button)] + buttons
+                moved += 1
+                i = j
+                continue
+        out.append(e)
+        i += 1
+    return out, moved
+
+
+def test_an_ura_seen_turned_before_its_win_button_arrived_counts():
+    """Under load the camera may see the winner's hand and the ura turned before the tsumo or ron
+    button comes over the MCU's link (a recorded game stalled so, waiting for an ura it had seen):
+    every win's button late behind the camera, the game still ends on the recorded results."""
+    game = load(WHOLE)
+    events, moved = _declared_after_the_camera(list(S.events_of(S.build_script(game))))
+    assert moved >= 3
+    results, _s = played(events)
+    assert results == replay_game(game)

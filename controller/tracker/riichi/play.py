@@ -157,6 +157,11 @@ def on_stick(s: GameState, e: ev.RiichiStick, now: float, cmds: list) -> None:
 def on_indicator(s: GameState, e: ev.IndicatorRevealed, now: float, cmds: list) -> None:
     if s.wall is None or s.phase not in ("play", "win", "draw", "result"):
         return
+    if e.is_ura and s.phase == "play":
+        # turned beside a hand laid down whose tsumo / ron button is still on its way over the
+        # MCU's link: kept, and taken when the win is declared (a new tuple: clones share it)
+        s.early_ura = (*s.early_ura, e)
+        return
     if (s.phase == "play") == e.is_ura:
         return   # ura indicators are read only at the end of a win; others only during play
     lay = s.wall.layout

@@ -26,8 +26,13 @@ def declare_tsumo(s: GameState, seat_no: int, cmds: list, now: float) -> None:
 
 
 def _early_reveals(s: GameState, cmds: list, now: float) -> None:
-    """The hands seen laid down before the declaration that ends play (its button came over the
-    link after the camera saw the hand): taken now, as if seen after it."""
+    """The hands seen laid down and the ura indicators seen turned before the declaration that
+    ends play (its button came over the link after the camera saw them): taken now, as if seen
+    after it."""
+    ura, s.early_ura = s.early_ura, ()
+    if s.phase in ("win", "result"):
+        for e in ura:
+            PLAY.on_indicator(s, e, now, cmds)
     kept, s.early_reveals = s.early_reveals, {}
     for seat, (tiles, win_tile) in sorted(kept.items()):
         on_revealed(s, ev.HandRevealed(seat=seat, tiles=tiles, win_tile=win_tile, now=now), now, cmds)

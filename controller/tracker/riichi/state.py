@@ -42,6 +42,8 @@ class GameState(HandState):
     # hands seen laid down while play still went on, seat -> (tiles, win_tile): the camera may see
     # a winner's hand before its tsumo / ron / draw button comes over the MCU's link
     early_reveals: dict[int, tuple[tuple[str, ...], str | None]] = field(default_factory=dict)
+    # ura indicators seen turned while play still went on (their win's button still on its way)
+    early_ura: tuple = ()
 
     def reset_hand(self) -> None:
         self.kan_pending, self.flips_owed, self.flips_now = None, 0, 0
@@ -49,6 +51,7 @@ class GameState(HandState):
         self.nine_terminals_seat = None
         self.indicators, self.ura, self.timeline = [], [], []
         self.early_reveals = {}
+        self.early_ura = ()
 
 
 def new_state() -> GameState:
