@@ -58,8 +58,10 @@ def test_panel_renders_updates_live_and_reconnects(tmp_path, page, artifacts_dir
         page.goto(url)
         page.wait_for_selector('#conn[data-connected="true"]', timeout=30_000)
         state = httpx.get(f"{url}api/state", timeout=30).json()
-        # renders the state: round, the four seats with their scores, the machine
-        assert page.text_content("#round").strip().startswith({"E": "East", "S": "South"}[state["round"][0]])
+        # renders the state: round, the four seats with their scores, the machine (the socket opens
+        # before its first state is drawn: wait for the drawing, on a loaded machine a while)
+        page.wait_for_function("(want) => document.querySelector('#round').textContent.trim().startsWith(want)",
+                               arg={"E": "East", "S": "South"}[state["round"][0]], timeout=30_000)
         for seat in range(4):
             shown = page.text_content(f"#score-{seat}").replace(",", "")
             assert int(shown) == state["seats"][seat]["score"]
