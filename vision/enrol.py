@@ -132,6 +132,7 @@ class TileSet:
     source: str = ""
     augmented: dict[str, np.ndarray] = field(default_factory=dict)     # kind -> (m, 2, dim): altered copies
     augmented_of: dict[str, np.ndarray] = field(default_factory=dict)  # kind -> (m,) int: the picture of each
+    loo_score: float = float("nan")   # share of its own pictures the set told apart (fit_rule), not saved
 
     # ------------------------------------------------------------------ derived
     @property
