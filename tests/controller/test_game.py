@@ -574,5 +574,5 @@ def test_an_ura_seen_turned_before_its_win_button_arrived_counts():
     game = load(WHOLE)
     events, moved = _declared_after_the_camera(list(S.events_of(S.build_script(game))))
     assert moved >= 3
-    results, _s = played(events)
-    assert results == replay_game(game)
+    results, s = played(events)
+    assert results == replay_game(game) and s.alerts == []

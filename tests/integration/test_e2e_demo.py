@@ -249,8 +249,8 @@ def panel_shows(page, demo: Demo, name: str) -> None:
 
 
 # The whole games the suite plays by default beside every excerpt; JANTAKU_ALL_GAMES=1 plays all of
-# them (the other five whole games, 59 hands, take about 20 more minutes on 2 cores: ``./dev test``
-# is kept under 20 minutes; their rules are checked without the camera in tests/controller/test_game.py)
+# them (the other five whole games, 59 hands, take about 20 more minutes on 2 cores, which ``./dev test``
+# cannot spend under its 20-minute aim; their rules are checked without the camera in tests/controller/test_game.py)
 DEFAULT_WHOLE_GAMES = ("mjlog2json__2019103023gm-00a9-0000-f90e0fe9.json",)
 ALL_GAMES = os.environ.get("JANTAKU_ALL_GAMES", "") not in ("", "0")
 
