@@ -144,32 +144,51 @@ TRIPLES_AT_ONCE = 3     # demos side by side: each mostly waits on its world's f
 TRIPLE_S = 600.0        # one hand, every frame rendered and read, three side by side on a loaded machine
 
 
-def _played_side_by_side(demos: dict[int, tuple[dict, Demo]]) -> dict[int, dict]:
-    """Wait until each demo's world has played its hand and the daemon is done with it: its result
-    confirmed (the staff releasing a held one, :func:`release_held`), or, for a fault that cut the
-    hand short (the game leaves the log: no result comes), the fault's alert raised. Returns each
-    demo's state then, or its last state with ``"unfinished"`` set after ``TRIPLE_S``."""
-    deadline = time.monotonic() + TRIPLE_S
+def _hand_done(fault: dict, demo: Demo) -> dict | None:
+    """The demo's state once the daemon is done with its hand: its result confirmed (the staff
+    releasing a held one, :func:`release_held`) after the world played the hand out, or, for a
+    fault that cut the hand short (no result comes: the game leaves the log, and the world's
+    dealer would wait minutes for a result to confirm), the fault's alert raised; else None."""
+    status = demo.table_status()
+    assert not status.get("error"), status
+    state = demo.state()
+    release_held(demo, state)
+    if fault.get("cut") and any(a["rule"] == fault["rule"] for a in state["alerts"]):
+        return state
+    if status.get("finished") and state["last_result"] is not None and not state.get("pending_result"):
+        return state
+    return None
+
+
+def _played_in_turn(hands: list[tuple[dict, Path]], tmp: Path) -> list[dict]:
+    """Play each (fault, script) in a demo of its own, ``TRIPLES_AT_ONCE`` side by side, the next
+    started as soon as one is done (:func:`_hand_done`), which is stopped then: its world stops
+    drawing and the cores go to the others. Returns each demo's state then, or its last state with
+    ``"unfinished"`` set after ``TRIPLE_S``."""
+    waiting = list(enumerate(hands))
+    running: dict[int, tuple[dict, Demo, float]] = {}
     done: dict[int, dict] = {}
-    while len(done) < len(demos) and time.monotonic() < deadline:
-        for k, (fault, demo) in demos.items():
-            if k in done:
-                continue
-            status = demo.table_status()
-            assert not status.get("error"), status
-            state = demo.state()
-            release_held(demo, state)
-            if not status.get("finished"):
-                continue
-            if (fault.get("cut") and any(a["rule"] == fault["rule"] for a in state["alerts"])) \
-                    or (state["last_result"] is not None and not state.get("pending_result")):
-                done[k] = state
-                demo.terminate()          # its world stops drawing: the cores go to the others
-        time.sleep(0.2)
-    for k, (_fault, demo) in demos.items():
-        if k not in done:
-            done[k] = {**demo.state(), "unfinished": f"not played in {TRIPLE_S:.0f} s"}
-    return done
+    try:
+        while waiting or running:
+            while waiting and len(running) < TRIPLES_AT_ONCE:
+                k, (fault, script) = waiting.pop(0)
+                demo = Demo(script, tmp / f"t{k}")
+                running[k] = (fault, demo.ready(), time.monotonic() + TRIPLE_S)
+            for k, (fault, demo, deadline) in list(running.items()):
+                state = _hand_done(fault, demo)
+                if state is None and time.monotonic() > deadline:
+                    state = {**demo.state(), "unfinished": f"not played in {TRIPLE_S:.0f} s"}
+                if state is not None:
+                    done[k] = state
+                    del running[k]
+                    demo.stop()
+            time.sleep(0.2)
+    finally:
+        for _fault, demo, _deadline in running.values():
+            demo.terminate()
+        for _fault, demo, _deadline in running.values():
+            demo.stop()
+    return [done[k] for k in range(len(hands))]
 
 
 @pytest.mark.slow
@@ -188,36 +207,27 @@ def test_thirty_random_faults_any_hand_any_seat_are_caught(tmp_path):
     ``test_e2e_demo.py``.)"""
     triples = _triples()
     assert set(r for _p, r, _h, _s in triples) == set(sim_script.FAULT_RULES) and len(triples) == TRIPLES
+    played = []
+    for k, (path, rule, hand, seat) in enumerate(triples):
+        fault, alone = one_hand(path, rule, hand, seat, tmp_path / f"t{k}.json")
+        played.append((path, fault, alone))
+    states = _played_in_turn([(fault, tmp_path / f"t{k}.json") for k, (_p, fault, _a) in enumerate(played)],
+                             tmp_path)
     missed = []
-    for start in range(0, TRIPLES, TRIPLES_AT_ONCE):
-        batch = {}
-        for k, (path, rule, hand, seat) in enumerate(triples[start:start + TRIPLES_AT_ONCE], start):
-            fault, alone = one_hand(path, rule, hand, seat, tmp_path / f"t{k}.json")
-            batch[k] = (path, fault, alone, Demo(tmp_path / f"t{k}.json", tmp_path / f"t{k}"))
-        try:
-            for *_, demo in batch.values():
-                demo.ready()
-            states = _played_side_by_side({k: (fault, demo) for k, (_p, fault, _a, demo) in batch.items()})
-        finally:
-            for *_, demo in batch.values():
-                demo.terminate()
-            for *_, demo in batch.values():
-                demo.stop()
-        for k, (path, fault, alone, _demo) in batch.items():
-            state = states[k]
-            got = [(a["rule"], a["hand_index"], a["seat"], a["tile"]) for a in state["alerts"]]
-            want = (fault["rule"], 0, fault["seat"], fault["tile"])
-            # caught, and no other of the contract's rules named (unless the fault cut the hand short:
-            # then the game leaves the log and only the alert is judged)
-            others = {r for r, _h, _s, _t in got if r in sim_script.FAULT_RULES} - {fault["rule"]}
-            if fault.get("cut"):
-                others = set()
-            row = state["hands"][0] if state["hands"] else state     # the hand's row, or the hand still on
-            where = (row["round"], row["honba"])
-            if want not in got or others or where != (round_name(alone.round, 4), alone.honba) \
-                    or state.get("unfinished"):
-                missed.append((path.name, fault["rule"], fault["hand"], fault["seat"], fault["tile"], where, got,
-                               state.get("unfinished") or state.get("result_problem")))
+    for (path, fault, alone), state in zip(played, states, strict=True):
+        got = [(a["rule"], a["hand_index"], a["seat"], a["tile"]) for a in state["alerts"]]
+        want = (fault["rule"], 0, fault["seat"], fault["tile"])
+        # caught, and no other of the contract's rules named (unless the fault cut the hand short:
+        # then the game leaves the log and only the alert is judged)
+        others = {r for r, _h, _s, _t in got if r in sim_script.FAULT_RULES} - {fault["rule"]}
+        if fault.get("cut"):
+            others = set()
+        row = state["hands"][0] if state["hands"] else state     # the hand's row, or the hand still on
+        where = (row["round"], row["honba"])
+        if want not in got or others or where != (round_name(alone.round, 4), alone.honba) \
+                or state.get("unfinished"):
+            missed.append((path.name, fault["rule"], fault["hand"], fault["seat"], fault["tile"], where, got,
+                           state.get("unfinished") or state.get("result_problem")))
     assert not missed, missed
 
 

@@ -25,11 +25,16 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def default_config(path: Path, *, data: Path, port: int) -> Path:
-    """The embedded default (hardware/table.toml) with its own data folder and panel port."""
+    """The embedded default (hardware/table.toml) with its own data folder and panel port, its
+    players at full speed."""
     text = (ROOT / "hardware" / "table.toml").read_text(encoding="utf-8")
     text = text.replace('data_dir = ""', f'data_dir = "{data}"', 1)
     text = text.replace("port = 8080", f"port = {port}", 1).replace("port_fallback = true", "port_fallback = false", 1)
     text = text.replace('token = ""', 'token = "test-token"', 1)
+    # the players as fast as the camera takes their moves (its frames, not a human's pace, set the
+    # game's clock: FRAMES_PER_CHANGE frames of each change): the same parts, hands in seconds
+    text = text.replace("speed = 1.0 ", "speed = 0.0 ", 1)
+    assert "\nspeed = 0.0 " in text, "hardware/table.toml: no [game] speed line to set"
     path.write_text(text, encoding="utf-8")
     return path
 
