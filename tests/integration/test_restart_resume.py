@@ -1,10 +1,11 @@
 """The default table killed mid-hand and started again goes on in the same hand (issue 12).
 
 ``tablectl run`` on the embedded default (the simulated table acting out the packaged game,
-met by the daemon's own firmware, GPIO and camera parts) is killed with SIGKILL in the middle
+met by the daemon's own firmware, GPIO and camera parts; its players at full speed) is killed with SIGKILL in the middle
 of its second hand, world and all, and started again on the same data folder. The daemon
 replays its log and tells the new world where the game stands; the players lay the table out
-again and go on: ``/api/state`` shows the same hand with the same scores, the next discards
+again and go on: ``/api/state`` shows the same hand with the same scores (the hand's start, less
+the riichi sticks put down in it), the next discards
 arrive, no alert is raised over the tiles that were already on the table, and the hand ends
 on the recorded scores.
 """
@@ -47,8 +48,15 @@ def discards(s: dict) -> int:
     return sum(len(seat.get("discards") or []) for seat in s["seats"])
 
 
-def scores(s: dict) -> list[int]:
-    return [seat["score"] for seat in s["seats"]]
+def deposits(s: dict, start: list[int]) -> list[int]:
+    """Each seat's riichi stick put down in this hand, from its score against the hand's ``start``
+    (a riichi seat's stick goes down once nobody won on its discard): 0 or 1 each, and 1 only for
+    a seat in riichi. Play at full speed may have had a riichi since the state was read."""
+    down = [(a - seat["score"]) // 1000 for a, seat in zip(start, s["seats"], strict=True)]
+    assert all(d in (0, 1) and (d == 0 or seat["riichi"]) for d, seat in zip(down, s["seats"], strict=True)), \
+        (start, s["seats"])
+    assert [seat["score"] + 1000 * d for d, seat in zip(down, s["seats"], strict=True)] == start, (start, s["seats"])
+    return down
 
 
 def wait_for(url: str, proc: DaemonProc, what: str, cond, timeout_s: float) -> dict:
@@ -83,7 +91,9 @@ def test_killed_mid_hand_the_default_table_goes_on_in_the_same_hand(tmp_path):
         url = first.wait_ready(600)
         before = wait_for(url, first, "the second hand under way",
                           lambda s: s["hand_index"] == 1 and s["phase"] == "play" and discards(s) >= 8, 1500)
-        assert scores(before) == list(script.hands[1].scores) and scores(before) != [25000] * 4
+        start = list(script.hands[1].scores)        # the hand's recorded start, the first hand's result in
+        assert start != [25000] * 4
+        carried = before["riichi_sticks"] - sum(deposits(before, start))
     finally:
         first.kill9()          # mid-hand: the world and its MCU go with the daemon
     alerts_before = len(before["alerts"])
@@ -92,9 +102,11 @@ def test_killed_mid_hand_the_default_table_goes_on_in_the_same_hand(tmp_path):
     try:
         url = second.wait_ready(600)
         again = state(url)
-        # the same hand, the same scores, the table as it was (a discard may have come in between)
+        # the same hand, the same scores, the table as it was (a discard, even a riichi, may have come
+        # in between)
         assert (again["hand_index"], again["round"], again["honba"]) == (1, before["round"], before["honba"])
-        assert scores(again) == scores(before) and again["riichi_sticks"] == before["riichi_sticks"]
+        assert again["riichi_sticks"] - sum(deposits(again, start)) == carried
+        assert all(now["riichi"] for was, now in zip(before["seats"], again["seats"], strict=True) if was["riichi"])
         assert discards(again) >= discards(before)
         for was, now in zip(before["seats"], again["seats"], strict=True):
             tiles = [d["tile"] for d in was["discards"]]
@@ -104,7 +116,7 @@ def test_killed_mid_hand_the_default_table_goes_on_in_the_same_hand(tmp_path):
         wait_for(url, second, "the next discards", lambda s: s["hand_index"] > 1 or discards(s) >= n + 4, 900)
         # the hand ends as recorded, the next one begins, nothing seen twice
         after = wait_for(url, second, "the next hand", lambda s: s["hand_index"] >= 2 and s["phase"] == "play", 1200)
-        assert scores(after) == list(script.hands[2].scores)
+        deposits(after, list(script.hands[2].scores))
         assert len(after["alerts"]) == alerts_before, after["alerts"]
         assert after["machine"]["state"] != "halted", after["machine"]
     finally:
