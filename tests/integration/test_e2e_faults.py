@@ -13,6 +13,7 @@ injected, sees it only through its firmware part on the world's MCU, its GPIO pa
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import time
 from pathlib import Path
@@ -160,35 +161,47 @@ def _hand_done(fault: dict, demo: Demo) -> dict | None:
     return None
 
 
-def _played_in_turn(hands: list[tuple[dict, Path]], tmp: Path) -> list[dict]:
-    """Play each (fault, script) in a demo of its own, ``TRIPLES_AT_ONCE`` side by side, the next
-    started as soon as one is done (:func:`_hand_done`), which is stopped then: its world stops
-    drawing and the cores go to the others. Returns each demo's state then, or its last state with
-    ``"unfinished"`` set after ``TRIPLE_S``."""
-    waiting = list(enumerate(hands))
-    running: dict[int, tuple[dict, Demo, float]] = {}
-    done: dict[int, dict] = {}
+def _game_done(demo: Demo) -> dict | None:
+    """The demo's state once its world has acted out the whole script and the daemon has the last
+    hand's result confirmed (the staff at the table on the way, :func:`staff_at_table`); else None."""
+    status = demo.table_status()
+    assert not status.get("error"), status
+    state = demo.state()
+    staff_at_table(demo, state)
+    if status.get("finished") and state["last_result"] is not None \
+            and state["last_result"]["hand"] == status["hands"] - 1 and not state.get("pending_result"):
+        return state
+    return None
+
+
+def played_in_turn(demos: list, done, *, at_once: int = TRIPLES_AT_ONCE, limit_s: float = TRIPLE_S) -> list[dict]:
+    """Start each demo (``demos[k]()`` makes it), ``at_once`` side by side, the next as soon as one
+    is done (``done(k, demo)`` gives its state), which is stopped then: its world stops drawing
+    and the cores go to the others. Returns each demo's state then, or its last state with
+    ``"unfinished"`` set after ``limit_s``."""
+    waiting = list(enumerate(demos))
+    running: dict[int, tuple[Demo, float]] = {}
+    states: dict[int, dict] = {}
     try:
         while waiting or running:
-            while waiting and len(running) < TRIPLES_AT_ONCE:
-                k, (fault, script) = waiting.pop(0)
-                demo = Demo(script, tmp / f"t{k}")
-                running[k] = (fault, demo.ready(), time.monotonic() + TRIPLE_S)
-            for k, (fault, demo, deadline) in list(running.items()):
-                state = _hand_done(fault, demo)
+            while waiting and len(running) < at_once:
+                k, make = waiting.pop(0)
+                running[k] = (make().ready(), time.monotonic() + limit_s)
+            for k, (demo, deadline) in list(running.items()):
+                state = done(k, demo)
                 if state is None and time.monotonic() > deadline:
-                    state = {**demo.state(), "unfinished": f"not played in {TRIPLE_S:.0f} s"}
+                    state = {**demo.state(), "unfinished": f"not played in {limit_s:.0f} s"}
                 if state is not None:
-                    done[k] = state
+                    states[k] = state
                     del running[k]
                     demo.stop()
             time.sleep(0.2)
     finally:
-        for _fault, demo, _deadline in running.values():
+        for demo, _deadline in running.values():
             demo.terminate()
-        for _fault, demo, _deadline in running.values():
+        for demo, _deadline in running.values():
             demo.stop()
-    return [done[k] for k in range(len(hands))]
+    return [states[k] for k in range(len(demos))]
 
 
 @pytest.mark.slow
@@ -211,8 +224,8 @@ def test_thirty_random_faults_any_hand_any_seat_are_caught(tmp_path):
     for k, (path, rule, hand, seat) in enumerate(triples):
         fault, alone = one_hand(path, rule, hand, seat, tmp_path / f"t{k}.json")
         played.append((path, fault, alone))
-    states = _played_in_turn([(fault, tmp_path / f"t{k}.json") for k, (_p, fault, _a) in enumerate(played)],
-                             tmp_path)
+    states = played_in_turn([functools.partial(Demo, tmp_path / f"t{k}.json", tmp_path / f"t{k}")
+                             for k in range(len(played))], lambda k, demo: _hand_done(played[k][1], demo))
     missed = []
     for (path, fault, alone), state in zip(played, states, strict=True):
         got = [(a["rule"], a["hand_index"], a["seat"], a["tile"]) for a in state["alerts"]]
@@ -246,28 +259,18 @@ def _check_caught(case: str, want: list[dict], alerts: list[dict]) -> None:
     assert {a["rule"] for a in alerts if a["rule"] in sim_script.INJECTABLE_RULES} == rules, (case, alerts)
 
 
-@pytest.mark.timeout(1200)   # six excerpts side by side, every frame rendered and read: a loaded machine is slow
+@pytest.mark.timeout(1200)   # seven excerpts, every frame rendered and read: a loaded machine is slow
 def test_injected_faults_are_caught_through_the_daemons_own_parts(tmp_path):
-    """Every case side by side (one demo each): the faults committed in the world's table, seen in
-    its rendered frames by the daemon's own camera part (``other_back``: the other set's back colour
-    in the wall, read by TableReader) and its firmware part (``short_set``: the shuffler's
-    ``lane_count`` fault over the link); each is named with its rule, hand, seat and tile."""
+    """Every case (one demo each, three side by side): the faults committed in the world's table,
+    seen in its rendered frames by the daemon's own camera part (``other_back``: the other set's
+    back colour in the wall, read by TableReader) and its firmware part (``short_set``: the
+    shuffler's ``lane_count`` fault over the link); each is named with its rule, hand, seat and tile."""
     for case, (_name, injects) in CASES.items():
         want = injected(*CASES[case])
         assert sorted(f["rule"] for f in want) == sorted(i.split("@")[0] for i in injects), case
     wanted = {case: injected(*CASES[case]) for case in DAEMON_EYES_CASES}
-    demos = {case: Demo(_sample(CASES[case][0]), tmp_path / case, injects=CASES[case][1])
-             for case in DAEMON_EYES_CASES}
-    states = {}
-    try:
-        for demo in demos.values():
-            demo.ready()
-        for case, demo in demos.items():
-            states[case] = demo.wait_played(900, staff=staff_at_table)
-    finally:
-        for demo in demos.values():
-            demo.terminate()
-        for demo in demos.values():
-            demo.stop()
-    for case, want in wanted.items():
-        _check_caught(case, want, states[case]["alerts"])
+    states = played_in_turn([functools.partial(Demo, _sample(CASES[case][0]), tmp_path / case, injects=CASES[case][1])
+                             for case in DAEMON_EYES_CASES], lambda _k, demo: _game_done(demo), limit_s=900)
+    for (case, want), state in zip(wanted.items(), states, strict=True):
+        assert not state.get("unfinished"), (case, state["unfinished"], state)
+        _check_caught(case, want, state["alerts"])
