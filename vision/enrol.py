@@ -179,7 +179,8 @@ class TileSet:
         kinds = self.kinds
         whiten = float(self.rule.get("whiten", 0.0))
         views = [self._views(k, mode) for k in kinds]
-        _k, protos, mu, white = self.prototypes(mode)
+        if not exact:       # the whole set's centre and whitening (exact: each picture's own, below)
+            _k, protos, mu, white = self.prototypes(mode)
         genuine, impostor, right = [], [], 0
         for ki, k in enumerate(kinds):
             rows, of = views[ki]
@@ -397,8 +398,7 @@ def _view(v: np.ndarray, mode: str) -> np.ndarray:
     return v
 
 
-def similarity(emb: np.ndarray, protos: np.ndarray, mu: np.ndarray, mode: str,
-               white: np.ndarray | None = None) -> np.ndarray:
+def similarity(emb: np.ndarray, protos: np.ndarray, mu: np.ndarray, mode: str, white: np.ndarray) -> np.ndarray:
     """Cosine similarity ``(N, K)`` of embeddings ``(N, 2, D)`` to prototypes ``(K, P, D)``, the
     embeddings centred on ``mu`` and whitened by ``white`` (:meth:`TileSet.space`).
 
@@ -406,9 +406,7 @@ def similarity(emb: np.ndarray, protos: np.ndarray, mu: np.ndarray, mode: str,
     turns); ``octant``: the average with the 45-degree turn on both sides (a set photographed at
     any slant); ``phases``: the crop's quarter-turn embedding to the nearer of a kind's two phases.
     """
-    q = (emb.mean(1) if mode == "octant" else emb[:, 0]) - mu
-    if white is not None:
-        q = q @ white
+    q = ((emb.mean(1) if mode == "octant" else emb[:, 0]) - mu) @ white
     return np.einsum("nd,kpd->nkp", _unit(q), protos).max(2)
 
 
