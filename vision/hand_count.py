@@ -22,34 +22,63 @@ MAX_STANDING = 18          # places looked at per seat
 FELT_DISTANCE = 60.0       # summed BGR difference from the felt above which a place holds a tile
 
 
+_PATCH = np.arange(-1, 2)
+
+
 def _sample(frame: np.ndarray, px: np.ndarray) -> np.ndarray:
     """Mean BGR of a 3x3 patch at each pixel ``px`` (n, 2); NaN outside the frame."""
     h, w = frame.shape[:2]
+    xy = np.round(px).astype(int)
+    inside = (xy[:, 0] >= 1) & (xy[:, 0] < w - 1) & (xy[:, 1] >= 1) & (xy[:, 1] < h - 1)
     out = np.full((len(px), 3), np.nan)
-    for i, (x, y) in enumerate(np.round(px).astype(int)):
-        if 1 <= x < w - 1 and 1 <= y < h - 1:
-            out[i] = frame[y - 1:y + 2, x - 1:x + 2].reshape(-1, 3).mean(axis=0)
+    if inside.any():
+        x, y = xy[inside, 0], xy[inside, 1]
+        patches = frame[y[:, None, None] + _PATCH[None, :, None], x[:, None, None] + _PATCH[None, None, :]]
+        out[inside] = patches.reshape(len(x), 9, -1)[..., :3].mean(axis=1)
     return out
+
+
+class StandingCounter:
+    """:func:`count_standing` for one calibrated camera and layout: the places' pixels (the tops
+    of the tiles a seat may hold and the felt in front of them) are projected once."""
+
+    def __init__(self, camera: PinholeCamera, layout: Layout) -> None:
+        self.camera = camera
+        self.layout = layout
+        self._px: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def _places(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        px = self._px.get(seat)
+        if px is None:
+            layout, t = self.layout, self.layout.profile.tile
+            strip = layout.reveal_strip(seat)
+            near = strip.near_d - 2.0
+            u = [strip.start_u + k * layout.pitch_mm + t.width_mm / 2 for k in range(MAX_STANDING)]
+            top = np.array([(*layout.to_table(seat, x, near - t.thickness_mm / 2), t.length_mm - 0.5) for x in u])
+            felt = np.array([(*layout.to_table(seat, x, near + 12.0), 0.0) for x in u])
+            px = self._px[seat] = (self.camera.project(top), self.camera.project(felt))
+        return px
+
+    def count(self, frame: np.ndarray, seats: Iterable[int] = range(4)) -> dict[int, int]:
+        """Seat -> tiles standing in its hand (seats with none standing are left out)."""
+        seats = list(seats)
+        if not seats:
+            return {}
+        places = [self._places(seat) for seat in seats]
+        colours = _sample(frame, np.concatenate([px for pair in places for px in pair]))
+        out: dict[int, int] = {}
+        for i, seat in enumerate(seats):
+            tops = colours[(2 * i) * MAX_STANDING:(2 * i + 1) * MAX_STANDING]
+            base = colours[(2 * i + 1) * MAX_STANDING:(2 * i + 2) * MAX_STANDING]
+            # a place holds a tile when its top differs from the felt in front; the count stops at the first that does not
+            holds = np.abs(tops - base).sum(axis=1) >= FELT_DISTANCE    # NaN (outside the frame) compares False
+            n = int(np.argmin(holds)) if not holds.all() else len(holds)
+            if n:
+                out[seat] = n
+        return out
 
 
 def count_standing(frame: np.ndarray, camera: PinholeCamera, layout: Layout, *,
                    seats: Iterable[int] = range(4)) -> dict[int, int]:
     """Seat -> tiles standing in its hand (seats with none standing are left out)."""
-    t = layout.profile.tile
-    out: dict[int, int] = {}
-    for seat in seats:
-        strip = layout.reveal_strip(seat)
-        near = strip.near_d - 2.0
-        u = np.array([strip.start_u + k * layout.pitch_mm + t.width_mm / 2 for k in range(MAX_STANDING)])
-        top = np.array([(*layout.to_table(seat, x, near - t.thickness_mm / 2), t.length_mm - 0.5) for x in u])
-        felt = np.array([(*layout.to_table(seat, x, near + 12.0), 0.0) for x in u])
-        tops = _sample(frame, camera.project(top))
-        base = _sample(frame, camera.project(felt))
-        n = 0
-        for a, b in zip(tops, base, strict=True):
-            if np.isnan(a).any() or np.isnan(b).any() or float(np.abs(a - b).sum()) < FELT_DISTANCE:
-                break
-            n += 1
-        if n:
-            out[seat] = n
-    return out
+    return StandingCounter(camera, layout).count(frame, seats)

@@ -41,7 +41,7 @@ import numpy as np
 from vision.calibration import Calibration, CalibrationError, pose_warnings
 from vision.classifier import TileClassifier
 from vision.decode import INPUT_SIZE, TileGuess
-from vision.hand_count import count_standing
+from vision.hand_count import StandingCounter
 from vision.layout import Layout, Strip, TableProfile, TileRect
 from vision.reader_crops import CropReading
 from vision.reader_samples import _Colour, _Samples, _seg_points
@@ -91,6 +91,7 @@ class TableReader(StripParsing, CropReading):
         self._norths_aside = profile.positions == 3     # three-player riichi sets norths aside (nuki)
         self.calibration = calibration
         self.camera = calibration.camera
+        self._standing = StandingCounter(self.camera, self.layout)
         self.classifier = classifier
         self.crop_px = int(crop_px)
         t = profile.tile
@@ -168,6 +169,8 @@ class TableReader(StripParsing, CropReading):
         self.reuse_crops = reuse_crops
         self._crop_cache: dict[tuple, tuple[np.ndarray, TileGuess]] = {}
         self._crop_maps: dict[TileRect, tuple[np.ndarray, np.ndarray]] = {}   # reader_crops.crops
+        self._crop_keys: dict[TileRect, tuple] = {}                           # reader_crops._crop_key
+        self._crop_stack: tuple[tuple, tuple] = ((), ())                      # reader_crops.crops: the last maps
         self.revealed_rects: dict[int, list[TileRect]] = {}   # last read: position -> its revealed tiles' rects
         self._frame = np.zeros((1, 1, 3), np.uint8)
 
@@ -295,8 +298,7 @@ class TableReader(StripParsing, CropReading):
         # a stick is white along its length (a hand over it is not)
         stick_white = self._samples.get(flat, "sticks")[..., 1].mean(axis=1)
         sticks = frozenset(int(p) for p in np.flatnonzero(stick_white >= 0.7))
-        standing = count_standing(frame, self.camera, self.layout, seats=[p for p in range(4) if p not in revealed]) \
-            if self.count_hands else {}
+        standing = self._standing.count(frame, [p for p in range(4) if p not in revealed]) if self.count_hands else {}
         return TableView(walls, indicators, {k: tuple(v) for k, v in rivers.items()}, melds, revealed, flowers,
                          now, len(todo), backs, frozenset(occluded), win_tiles, sticks, standing)
 

@@ -41,10 +41,16 @@ class CropReading:
                 cache.clear()
             for r, mxy in zip(todo, self._maps(todo), strict=True):
                 cache[r] = mxy
-        maps = [cache[r] for r in rects]
         n = len(rects)
-        mx = np.concatenate([m[0] for m in maps]) if n > 1 else maps[0][0]
-        my = np.concatenate([m[1] for m in maps]) if n > 1 else maps[0][1]
+        rects = tuple(rects)
+        if rects == self._crop_stack[0]:       # the same places as the last call (a still table)
+            mx, my = self._crop_stack[1]
+        else:
+            maps = [cache[r] for r in rects]
+            mx = np.concatenate([m[0] for m in maps]) if n > 1 else maps[0][0]
+            my = np.concatenate([m[1] for m in maps]) if n > 1 else maps[0][1]
+            self._crop_stack = (rects, (mx, my))
+        # float maps (fixed-point ones, 1/32 px, read 6 more of 1134 held-out tiles wrong in bench/vision.py)
         out = cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         return [out[i * p:(i + 1) * p] for i in range(n)]
 
@@ -119,6 +125,15 @@ class CropReading:
                                (guesses[i].rotation or 0) if sure else None, best, conf)
         return out
 
+    def _crop_key(self, rect: TileRect) -> tuple:
+        """Where a crop lies, to 0.1 px (a place's answer is kept while its crop looks the same)."""
+        key = self._crop_keys.get(rect)
+        if key is None:
+            if len(self._crop_keys) > 4096:
+                self._crop_keys.clear()
+            key = self._crop_keys[rect] = (tuple(round(v, 1) for xy in rect.corners for v in xy), rect.z_mm)
+        return key
+
     def _classify(self, rects: list[TileRect], packed: Sequence[bool] | None = None) -> list[TileGuess]:
         """Classify the tiles at ``rects`` (``packed[i]``: rect i lies in a row of touching tiles)."""
         if not rects:
@@ -131,17 +146,22 @@ class CropReading:
         # Only the places read in the last frame are kept: a place left empty (a called tile taken
         # from the river) forgets its tile, so the next tile put there (the discarder's next, often a
         # neighbour of the called one: 6m after 7m, alike in a thumbnail) is classified anew
-        small = [cv2.resize(c, (8, 8), interpolation=cv2.INTER_AREA).astype(np.int16) for c in crops]
-        keys = [(tuple(round(v, 1) for xy in r.corners for v in xy), r.z_mm) for r in rects]
+        small = _thumbnails(crops)
+        keys = [self._crop_key(r) for r in rects]
         last = self._crop_cache
+        hits = [last.get(key) for key in keys]
+        known = [i for i, hit in enumerate(hits) if hit is not None]
+        same: set[int] = set()
+        if known:
+            diff = np.abs(np.stack([hits[i][0] for i in known]) - small[known]).mean(axis=(1, 2, 3))  # type: ignore[index]
+            same = {i for i, d in zip(known, diff.tolist(), strict=True) if d < _REUSE_DIFF}
         kept: dict[tuple, tuple[np.ndarray, TileGuess]] = {}
         out: list[TileGuess | None] = []
         todo = []
-        for i, (key, sig) in enumerate(zip(keys, small, strict=True)):
-            hit = last.get(key)
-            if hit is not None and float(np.abs(hit[0] - sig).mean()) < _REUSE_DIFF:
-                out.append(hit[1])
-                kept[key] = hit
+        for i, (key, hit) in enumerate(zip(keys, hits, strict=True)):
+            if i in same:
+                out.append(hit[1])  # type: ignore[index]
+                kept[key] = hit     # type: ignore[assignment]
             else:
                 out.append(None)
                 todo.append(i)
@@ -150,6 +170,16 @@ class CropReading:
             kept[keys[i]] = (small[i], guess)
         self._crop_cache = kept
         return out  # type: ignore[return-value]
+
+
+def _thumbnails(crops: list[np.ndarray]) -> np.ndarray:
+    """Each crop shrunk to 8x8 (INTER_AREA), int16 ``(n, 8, 8, 3)``: one resize of the crops stacked
+    when their side is a multiple of 8 (each 8x8 cell then averages whole blocks of one crop)."""
+    p = crops[0].shape[0]
+    if p % 8 == 0 and all(c.shape[:2] == (p, p) for c in crops):
+        stack = cv2.resize(np.concatenate(crops), (8, 8 * len(crops)), interpolation=cv2.INTER_AREA)
+        return stack.reshape(len(crops), 8, 8, -1).astype(np.int16)
+    return np.stack([cv2.resize(c, (8, 8), interpolation=cv2.INTER_AREA) for c in crops]).astype(np.int16)
 
 
 def _face_fraction(rect: TileRect) -> tuple[float, float]:

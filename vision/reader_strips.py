@@ -28,17 +28,21 @@ class StripParsing:
         occ = lines[:3, :, 0].any(axis=0)
         # running sums make every window fraction O(1): c[b] - c[a] counts the hits in [a, b). One sum runs
         # over all strips; a strip's slice of it (one longer) differs by a constant, which cancels in c[b] - c[a]
-        occ_c = [0, *np.cumsum(occ).tolist()]
-        face_c = [0, *np.cumsum(lines[:3, :, 1].sum(axis=0)).tolist()]
-        band_c = np.cumsum(lines[3:], axis=1)          # (3 bands, positions, [filled, ivory])
-        ivory = [[0, *band_c[i, :, 1].tolist()] for i in range(2)]
-        filled = [[0, *band_c[i, :, 0].tolist()] for i in range(3)]
+        occ_c = np.concatenate([[0], np.cumsum(occ)])
+        face_c = np.concatenate([[0], np.cumsum(lines[:3, :, 1].sum(axis=0))])
+        band_c = np.concatenate([np.zeros((3, 1, 2), np.int64), np.cumsum(lines[3:], axis=1)], axis=1)
         near = lines[3, :, 0].astype(bool)
         out = []
         for k in range(len(self._strips)):
             a, b = self._strip_off[k], self._strip_off[k + 1]
-            out.append(self._parse_strip(k, occ[a:b], occ_c[a:b + 1], face_c[a:b + 1], [c[a:b + 1] for c in ivory],
-                                         [c[a:b + 1] for c in filled], near[a:b] if self._gap_on_near[k] else None))
+            if not occ[a:b].any():      # nothing on the strip: no place holds a tile (see tile_at)
+                out.append({"rects": [], "groups": [], "added": {}, "occluded": False, "doubtful": []})
+                continue
+            # the strip's slices as lists: the scan reads them one place at a time
+            out.append(self._parse_strip(k, occ[a:b], occ_c[a:b + 1].tolist(), face_c[a:b + 1].tolist(),
+                                         [band_c[i, a:b + 1, 1].tolist() for i in range(2)],
+                                         [band_c[i, a:b + 1, 0].tolist() for i in range(3)],
+                                         near[a:b] if self._gap_on_near[k] else None))
         return out
 
     def _parse_strip(self, k: int, occ: np.ndarray, occ_c: list, face_c: list, ivory: list, filled: list,
