@@ -472,8 +472,11 @@ class EnrolledClassifier:
     """The shipped classifier with a tile set: a ``TileClassifier`` (see the module doc for the rule).
 
     :meth:`classify` is the one-pass path for whole frames (the daemon's reader); :meth:`classify_voted`
-    votes over the four quarter turns (single pictures, ``tablectl classify --set``).
+    votes over the four quarter turns (single pictures, ``tablectl classify --set``, and the reader's
+    second look at a frame's weak crops: ``votes_over_turns``).
     """
+
+    votes_over_turns = True
 
     def __init__(self, classifier, tile_set: TileSet) -> None:
         sha = model_sha256(classifier.model_path)
