@@ -101,6 +101,18 @@ class OnnxTileClassifier:
         tile_logits, rotation_logits = self._session.run(["tile_logits", "rotation_logits"], {self._input: batch})
         return tile_logits, rotation_logits
 
+    def logits_and_embedding(self, crops: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(tile_logits, rotation_logits, embedding)`` of each crop as it is, from one run of the
+        model (the embedding as :meth:`embed` gives it with ``turns=1``; for a tile set's classifier)."""
+        name = self.embedding_output
+        batch = prep(crops, self.input_size)
+        if name == "tile_logits":
+            tile_logits, rotation_logits = self._session.run(["tile_logits", "rotation_logits"], {self._input: batch})
+            return tile_logits, rotation_logits, np.asarray(tile_logits, np.float32)
+        tile_logits, rotation_logits, emb = self._session.run(["tile_logits", "rotation_logits", name],
+                                                              {self._input: batch})
+        return tile_logits, rotation_logits, np.asarray(emb, np.float32)
+
     def classify(self, crops: Sequence[np.ndarray]) -> list[TileGuess]:
         crops = list(crops)
         if not crops:

@@ -516,14 +516,22 @@ class EnrolledClassifier:
     def _answer(self, crops: list[np.ndarray], turns: int) -> list[TileGuess]:
         if not crops:
             return []
-        variants = [np.ascontiguousarray(np.rot90(to_bgr(c), k)) for c in crops for k in range(turns)]
-        tile_logits, rotation_logits = self.base.logits(variants)
+        crops = [to_bgr(c) for c in crops]
+        variants = [np.ascontiguousarray(np.rot90(c, k)) for c in crops for k in range(turns)]
+        n = len(variants)
+        if self._mode == "octant":    # the crops turned 45 degrees too (embed()'s second phase)
+            variants += [np.ascontiguousarray(np.rot90(_turn45(c), k)) for c in crops for k in range(turns)]
+        # one run of the model gives the answers and the embeddings (embed() would run the same turns again)
+        tile_logits, rotation_logits, emb = self.base.logits_and_embedding(variants)
+        tile_logits, rotation_logits = tile_logits[:n], rotation_logits[:n]
         p_tile = softmax(tile_logits).reshape(len(crops), turns, -1).mean(1)
         p_rot = softmax(rotation_logits)
-        for i in range(len(variants)):  # np.rot90 by k turns the face's clockwise turn back by 90k
+        for i in range(n):  # np.rot90 by k turns the face's clockwise turn back by 90k
             p_rot[i] = np.roll(p_rot[i], i % turns)
         p_rot = p_rot.reshape(len(crops), turns, -1).mean(1)
-        p = self.combine(p_tile, embed(self.base, crops, turns=turns, phases=2 if self._mode == "octant" else 1))
+        e0 = emb[:n].reshape(len(crops), turns, -1).mean(1)
+        e45 = emb[n:].reshape(len(crops), turns, -1).mean(1) if len(emb) > n else np.zeros_like(e0)
+        p = self.combine(p_tile, np.stack([e0, e45], axis=1).astype(np.float32))
         return decode(np.log(p + 1e-12), np.log(p_rot + 1e-12), classes=self.classes,
                       min_confidence=self.min_confidence, symmetric_180=self.base.symmetric_180)
 

@@ -117,6 +117,18 @@ def test_batching_gives_the_same_answers_as_one_by_one(clf):
     assert clf.classify([]) == []
 
 
+def test_one_run_gives_the_answers_and_the_embedding_of_two(clf):
+    """A tile set's classifier takes the logits and the embedding from one run of the model: the
+    same numbers as the two runs it replaces."""
+    crops = list(train_data.render_labels(["5p", "7z", "back"], [0, 90, 180], seed=4))
+    tile_logits, rotation_logits, emb = clf.logits_and_embedding(crops)
+    want_tile, want_rotation = clf.logits(crops)
+    np.testing.assert_array_equal(tile_logits, want_tile)
+    np.testing.assert_array_equal(rotation_logits, want_rotation)
+    np.testing.assert_allclose(emb, clf.embed(crops, turns=1), atol=1e-6)
+    assert emb.shape == (3, 256)
+
+
 def test_voted_classification_agrees_on_clear_crops(clf):
     crops = list(train_data.render_labels(["3m", "1z", "0s"], [0, 270, 90], seed=11))
     voted = clf.classify_voted(crops)
