@@ -107,23 +107,30 @@ class Demo:
         res = httpx.get(f"{self.url}api/staff/status", headers={"Authorization": f"Bearer {self.token}"}, timeout=30)
         return res.json()["parts"]["sim-table"]
 
+    def played(self, staff=None) -> dict | None:
+        """The state once the simulated table has acted out the whole script and the daemon has the
+        last result confirmed, else None; ``staff(demo, state)`` is called on the way (the staff at
+        the table, e.g. releasing a held result)."""
+        status = self.table_status()
+        assert not status.get("error"), status
+        if staff is not None:
+            staff(self, self.state())
+        if status.get("finished"):
+            state = self.state()
+            if state["last_result"] is not None and state["last_result"]["hand"] == status["hands"] - 1 \
+                    and not state.get("pending_result"):
+                return state
+        return None
+
     def wait_played(self, timeout_s: float = FINISH_S, staff=None) -> dict:
-        """Wait until the simulated table has acted out the whole script and the daemon has the last result;
-        ``staff(demo, state)`` is called on the way (the staff at the table, e.g. releasing a held result)."""
+        """Wait until :meth:`played`."""
         deadline = time.monotonic() + timeout_s
-        status: dict = {}
         while time.monotonic() < deadline:
-            status = self.table_status()
-            assert not status.get("error"), status
-            if staff is not None:
-                staff(self, self.state())
-            if status.get("finished"):
-                state = self.state()
-                if state["last_result"] is not None and state["last_result"]["hand"] == status["hands"] - 1 \
-                        and not state.get("pending_result"):
-                    return state
+            state = self.played(staff)
+            if state is not None:
+                return state
             time.sleep(0.1)
-        raise AssertionError(f"the table did not play to its end in {timeout_s} s: {status} {self.state()}")
+        raise AssertionError(f"the table did not play to its end in {timeout_s} s: {self.table_status()} {self.state()}")
 
     def terminate(self) -> None:
         """SIGTERM once (a second one could land after the daemon let go of its handler)."""

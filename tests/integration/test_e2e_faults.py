@@ -161,19 +161,6 @@ def _hand_done(fault: dict, demo: Demo) -> dict | None:
     return None
 
 
-def _game_done(demo: Demo) -> dict | None:
-    """The demo's state once its world has acted out the whole script and the daemon has the last
-    hand's result confirmed (the staff at the table on the way, :func:`staff_at_table`); else None."""
-    status = demo.table_status()
-    assert not status.get("error"), status
-    state = demo.state()
-    staff_at_table(demo, state)
-    if status.get("finished") and state["last_result"] is not None \
-            and state["last_result"]["hand"] == status["hands"] - 1 and not state.get("pending_result"):
-        return state
-    return None
-
-
 def played_in_turn(demos: list, done, *, at_once: int = TRIPLES_AT_ONCE, limit_s: float = TRIPLE_S) -> list[dict]:
     """Start each demo (``demos[k]()`` makes it), ``at_once`` side by side, the next as soon as one
     is done (``done(k, demo)`` gives its state), which is stopped then: its world stops drawing
@@ -270,7 +257,7 @@ def test_injected_faults_are_caught_through_the_daemons_own_parts(tmp_path):
         assert sorted(f["rule"] for f in want) == sorted(i.split("@")[0] for i in injects), case
     wanted = {case: injected(*CASES[case]) for case in DAEMON_EYES_CASES}
     states = played_in_turn([functools.partial(Demo, _sample(CASES[case][0]), tmp_path / case, injects=CASES[case][1])
-                             for case in DAEMON_EYES_CASES], lambda _k, demo: _game_done(demo), limit_s=900)
+                             for case in DAEMON_EYES_CASES], lambda _k, demo: demo.played(staff_at_table), limit_s=900)
     for (case, want), state in zip(wanted.items(), states, strict=True):
         assert not state.get("unfinished"), (case, state["unfinished"], state)
         _check_caught(case, want, state["alerts"])
