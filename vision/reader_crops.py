@@ -20,6 +20,8 @@ from vision.reader_view import (
 
 log = logging.getLogger(__name__)
 
+_THUMB_MAP = 16    # reuse check: a crop's square sampled 16x16, averaged to 8x8
+
 
 class CropReading:
     """Cutting and classifying tile crops (see ``TableReader``)."""
@@ -34,29 +36,41 @@ class CropReading:
         if not rects:
             return []
         p = self.crop_px
-        cache = self._crop_maps
+        # float maps (fixed-point ones, 1/32 px, read 6 more of 1134 held-out tiles wrong in bench/vision.py)
+        out = cv2.remap(frame, *self._stacked_maps(rects, p), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return [out[i * p:(i + 1) * p] for i in range(len(rects))]
+
+    def _stacked_maps(self, rects: Sequence[TileRect], p: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ``p`` x ``p`` maps of ``rects`` one below another, for one ``cv2.remap``; each rect's
+        maps are made once and kept, and so is the last stack (a still table asks for the same places)."""
+        cache = self._crop_maps.setdefault(p, {})
         todo = [r for r in dict.fromkeys(rects) if r not in cache]
         if todo:
             if len(cache) + len(todo) > 4096:
                 cache.clear()
-            for r, mxy in zip(todo, self._maps(todo), strict=True):
+            for r, mxy in zip(todo, self._maps(todo, p), strict=True):
                 cache[r] = mxy
-        n = len(rects)
         rects = tuple(rects)
-        if rects == self._crop_stack[0]:       # the same places as the last call (a still table)
-            mx, my = self._crop_stack[1]
-        else:
-            maps = [cache[r] for r in rects]
-            mx = np.concatenate([m[0] for m in maps]) if n > 1 else maps[0][0]
-            my = np.concatenate([m[1] for m in maps]) if n > 1 else maps[0][1]
-            self._crop_stack = (rects, (mx, my))
-        # float maps (fixed-point ones, 1/32 px, read 6 more of 1134 held-out tiles wrong in bench/vision.py)
-        out = cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        return [out[i * p:(i + 1) * p] for i in range(n)]
+        last = self._crop_stack.get(p)
+        if last is not None and last[0] == rects:
+            return last[1]
+        maps = [cache[r] for r in rects]
+        if len(maps) == 1:
+            return maps[0]
+        mxy = (np.concatenate([m[0] for m in maps]), np.concatenate([m[1] for m in maps]))
+        self._crop_stack[p] = (rects, mxy)
+        return mxy
 
-    def _maps(self, rects: Sequence[TileRect]) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per rect: the frame's x and y (crop_px x crop_px, float32) for each crop pixel."""
-        p = self.crop_px
+    def _thumbnails(self, frame: np.ndarray, rects: Sequence[TileRect]) -> np.ndarray:
+        """Each rect's crop as an 8x8 thumbnail, int16 ``(n, 8, 8, 3)``: 2x2 samples per cell (a 16x16 map
+        over the crop's square) averaged, without cutting the whole crops (most keep their answers)."""
+        out = cv2.remap(frame, *self._stacked_maps(rects, _THUMB_MAP), cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_REPLICATE)
+        small = cv2.resize(out, (8, 8 * len(rects)), interpolation=cv2.INTER_AREA)
+        return small.reshape(len(rects), 8, 8, -1).astype(np.int16)
+
+    def _maps(self, rects: Sequence[TileRect], p: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per rect: the frame's x and y (``p`` x ``p``, float32) for each pixel of its square crop."""
         q = np.array([r.corners for r in rects], np.float64)       # n, 4, 2
         ex = q[:, 1] - q[:, 0]
         ey = q[:, 3] - q[:, 0]
@@ -149,15 +163,14 @@ class CropReading:
         """Classify the tiles at ``rects`` (``packed[i]``: rect i lies in a row of touching tiles)."""
         if not rects:
             return []
-        crops = self.crops(self._frame, rects)
         faces = [_face_fraction(r) if packed is not None and packed[i] else None for i, r in enumerate(rects)]
         if not self.reuse_crops:
-            return self._classify_crops(crops, faces)
+            return self._classify_crops(self.crops(self._frame, rects), faces)
         # a tile that looks as it did last frame keeps its answer: only changed crops are classified.
         # Only the places read in the last frame are kept: a place left empty (a called tile taken
         # from the river) forgets its tile, so the next tile put there (the discarder's next, often a
         # neighbour of the called one: 6m after 7m, alike in a thumbnail) is classified anew
-        small = _thumbnails(crops)
+        small = self._thumbnails(self._frame, rects)
         keys = [self._crop_key(r) for r in rects]
         last = self._crop_cache
         hits = [last.get(key) for key in keys]
@@ -176,21 +189,12 @@ class CropReading:
             else:
                 out.append(None)
                 todo.append(i)
-        for i, guess in zip(todo, self._classify_crops([crops[i] for i in todo], [faces[i] for i in todo]), strict=True):
+        crops = self.crops(self._frame, [rects[i] for i in todo])
+        for i, guess in zip(todo, self._classify_crops(crops, [faces[i] for i in todo]), strict=True):
             out[i] = guess
             kept[keys[i]] = (small[i], guess)
         self._crop_cache = kept
         return out  # type: ignore[return-value]
-
-
-def _thumbnails(crops: list[np.ndarray]) -> np.ndarray:
-    """Each crop shrunk to 8x8 (INTER_AREA), int16 ``(n, 8, 8, 3)``: one resize of the crops stacked
-    when their side is a multiple of 8 (each 8x8 cell then averages whole blocks of one crop)."""
-    p = crops[0].shape[0]
-    if p % 8 == 0 and all(c.shape[:2] == (p, p) for c in crops):
-        stack = cv2.resize(np.concatenate(crops), (8, 8 * len(crops)), interpolation=cv2.INTER_AREA)
-        return stack.reshape(len(crops), 8, 8, -1).astype(np.int16)
-    return np.stack([cv2.resize(c, (8, 8), interpolation=cv2.INTER_AREA) for c in crops]).astype(np.int16)
 
 
 def _face_fraction(rect: TileRect) -> tuple[float, float]:
