@@ -155,6 +155,7 @@ class TableReader(StripParsing, CropReading):
         # all strips one after another along the lines (each its own length), so each frame's measures are a
         # few array ops; strip k holds positions _strip_off[k]:_strip_off[k + 1]
         self._strip_off = [0, *np.cumsum(self._strip_len).tolist()]
+        self._strip_windows: tuple[int, list] | None = None     # reader_strips._strip_measures' windows
         if self._strips:
             s.add("strips", np.concatenate([
                 _seg_points(self.layout, strip, offsets, [self.T] * 4 + [0.0 if on_felt else self.T] * 2, n)
@@ -168,9 +169,9 @@ class TableReader(StripParsing, CropReading):
         self._plane_cache: dict[float, np.ndarray] = {}
         self.reuse_crops = reuse_crops
         self._crop_cache: dict[tuple, tuple[np.ndarray, TileGuess]] = {}
-        self._crop_maps: dict[TileRect, tuple[np.ndarray, np.ndarray]] = {}   # reader_crops.crops
+        self._crop_maps: dict[int, dict[TileRect, tuple]] = {}   # reader_crops._stacked_maps: size -> rect -> maps
         self._crop_keys: dict[TileRect, tuple] = {}                           # reader_crops._crop_key
-        self._crop_stack: tuple[tuple, tuple] = ((), ())                      # reader_crops.crops: the last maps
+        self._crop_stack: dict[int, tuple[tuple, tuple]] = {}    # reader_crops._stacked_maps: size -> the last stack
         self.revealed_rects: dict[int, list[TileRect]] = {}   # last read: position -> its revealed tiles' rects
         self._frame = np.zeros((1, 1, 3), np.uint8)
 

@@ -26,35 +26,60 @@ class StripParsing:
             return []
         lines = self._samples.get(flat, "strips")      # (6, all strips' positions, [occupied, ivory])
         occ = lines[:3, :, 0].any(axis=0)
-        # running sums make every window fraction O(1): c[b] - c[a] counts the hits in [a, b). One sum runs
-        # over all strips; a strip's slice of it (one longer) differs by a constant, which cancels in c[b] - c[a]
-        occ_c = np.concatenate([[0], np.cumsum(occ)])
-        face_c = np.concatenate([[0], np.cumsum(lines[:3, :, 1].sum(axis=0))])
-        band_c = np.concatenate([np.zeros((3, 1, 2), np.int64), np.cumsum(lines[3:], axis=1)], axis=1)
         near = lines[3, :, 0].astype(bool)
+        measures = self._strip_measures(occ, lines)
         out = []
         for k in range(len(self._strips)):
             a, b = self._strip_off[k], self._strip_off[k + 1]
             if not occ[a:b].any():      # nothing on the strip: no place holds a tile (see tile_at)
                 out.append({"rects": [], "groups": [], "added": {}, "occluded": False, "doubtful": []})
                 continue
-            # the strip's slices as lists: the scan reads them one place at a time
-            out.append(self._parse_strip(k, occ[a:b], occ_c[a:b + 1].tolist(), face_c[a:b + 1].tolist(),
-                                         [band_c[i, a:b + 1, 1].tolist() for i in range(2)],
-                                         [band_c[i, a:b + 1, 0].tolist() for i in range(3)],
-                                         near[a:b] if self._gap_on_near[k] else None))
+            out.append(self._parse_strip(k, occ[a:b], measures[:, a:b], near[a:b] if self._gap_on_near[k] else None))
         return out
 
-    def _parse_strip(self, k: int, occ: np.ndarray, occ_c: list, face_c: list, ivory: list, filled: list,
-                     gap_occ: np.ndarray | None = None) -> dict:
+    def _strip_measures(self, occ: np.ndarray, lines: np.ndarray) -> np.ndarray:
+        """For every position p of every strip, the fractions the scan asks of a tile starting at p
+        (rows: occupied over the tile's width less 3 mm each end, then ``_parse_strip``'s ``face``,
+        ``ivory`` and ``filled``): windows of the lines after p, each cut at its strip's end. Running
+        sums make each window two lookups: c[b] - c[a] counts the hits in [a, b)."""
+        n = occ.shape[0]
+        if self._strip_windows is None or self._strip_windows[0] != n:
+            self._strip_windows = (n, self._windows(n))
+        (a_tile, b_tile, s_tile), (a_face, b_face, s_face), (a_band, b_band, s_band) = self._strip_windows[1]
+        sums = np.zeros((7, n + 1), np.int32)
+        np.cumsum(occ, out=sums[0, 1:])
+        np.cumsum(lines[:3, :, 1].sum(axis=0, dtype=np.int32), out=sums[1, 1:])
+        np.cumsum(lines[3:5, :, 1], axis=1, dtype=np.int32, out=sums[2:4, 1:])
+        np.cumsum(lines[3:6, :, 0], axis=1, dtype=np.int32, out=sums[4:7, 1:])
+        out = np.empty((7, n))
+        np.divide(sums[0, b_tile] - sums[0, a_tile], s_tile, out=out[0])
+        np.divide(sums[1, b_face] - sums[1, a_face], s_face, out=out[1])
+        np.divide(np.take(sums[2:], b_band, axis=1) - np.take(sums[2:], a_band, axis=1), s_band, out=out[2:])
+        return out
+
+    def _windows(self, n: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """``_strip_measures``' windows [p + lo, min(p + hi, strip end)) for the n positions: their
+        ends and sizes (inf for an empty window, and for a tile's window where the tile would not fit
+        on its strip, so that its fraction is 0)."""
+        end = np.repeat(np.asarray(self._strip_off[1:]), np.diff(self._strip_off))
+        pos = np.arange(n)
+        w_px = int(self.profile.tile.width_mm / STEP_MM)
+        out = []
+        for lo, hi in ((3, w_px - 3), (3, 20), (4, w_px - 4)):
+            a = np.minimum(pos + lo, n)
+            b = np.minimum(pos + hi, end)
+            size = (b - a).astype(np.float64)
+            size[size <= 0] = np.inf
+            if lo == 3 and hi == w_px - 3:
+                size[pos + w_px > end] = np.inf
+            out.append((a, np.maximum(b, a), size))
+        return out
+
+    def _parse_strip(self, k: int, occ: np.ndarray, measures: np.ndarray, gap_occ: np.ndarray | None = None) -> dict:
         """Tiles along strip ``k``: ``rects`` [(rect, is_sideways, is_face_up, is_lying)], ``groups`` (runs of touching
-        tiles, as index lists into rects) and ``added`` (rect index of a called tile -> its added-kan tile)."""
+        tiles, as index lists into rects) and ``added`` (rect index of a called tile -> its added-kan tile).
+        ``measures``: the strip's columns of ``_strip_measures``."""
         strip = self._strips[k]
-
-        def frac(c: list, a: int, b: int) -> float:
-            b = min(b, len(c) - 1)
-            return (c[b] - c[a]) / (b - a) if b > a else 0.0
-
         t = self.profile.tile
         W, L, gap = t.width_mm, t.length_mm, t.gap_mm
         n = len(occ)
@@ -70,8 +95,10 @@ class StripParsing:
         if gap_occ is None:
             gap_occ = occ
 
+        tile_frac = measures[0]
+
         def tile_at(p: int) -> bool:
-            return p + w_px <= n and frac(occ_c, p + 3, p + w_px - 3) > 0.6
+            return p < n and tile_frac[p] > 0.6
 
         def next_start(p: int) -> int | None:
             """The first tile start after felt at or past ``p`` (a meld or hand begins)."""
@@ -104,19 +131,22 @@ class StripParsing:
                 start = next_start(pos + 1)
                 pos_mm = None if start is None else start * STEP_MM
                 continue
-            a, b = pos + 4, pos + w_px - 4
+            # the fractions of its windows: ivory over the top's first 17 mm, and the near and mid lines'
+            # ivory and the near, mid and far bands' filled, each over the tile's width less 4 mm each end
+            face, ivory0, ivory1, filled0, filled1, filled2 = measures[1:, pos].tolist()
+            ivory, filled = (ivory0, ivory1), (filled0, filled1, filled2)
             is_side = has_added = False
             # a face-up top shows ivory between the glyph strokes; a face-down one only the back colour
-            face_up = frac(face_c, pos + 3, pos + 20) > 0.45
+            face_up = face > 0.45
             if not face_up and strip.kind == "reveal":
                 # a busy face lying in a revealed hand (0p, 8s, 9p): its ivory border shows at both ends,
                 # where a standing tile (only its thickness deep) leaves felt at the far one; anything
                 # lying there reaches the far band: the classifier decides
-                face_up = frac(ivory[0], a, b) + frac(ivory[1], a, b) > 1.0 or frac(filled[1], a, b) > 0.5
+                face_up = ivory[0] + ivory[1] > 1.0 or filled[1] > 0.5
             if not face_up and strip.kind == "river":
                 # a busy face (many dots or bamboos) leaves little ivory on the mid lines; an upright
                 # tile's face still shows its ivory border near both ends (a hand over the row shows none)
-                face_up = frac(ivory[0], a, b) + frac(ivory[1], a, b) > 1.0
+                face_up = ivory[0] + ivory[1] > 1.0
                 if not face_up:
                     # a river holds face-up tiles only: a tile here or a hand over the row. The
                     # classifier decides (read() ends the row at the first doubtful place it does
@@ -125,7 +155,7 @@ class StripParsing:
                     face_up = True
             classify_anyway = False
             if not face_up and strip.kind == "melds":
-                if frac(filled[1], a, b) > 0.5:
+                if filled[1] > 0.5:
                     # lying upright: a closed kan's back or a busy face; the classifier tells them apart
                     classify_anyway = True
                 elif not any(i in doubtful for i in current):
@@ -137,17 +167,17 @@ class StripParsing:
                 if strip.sideways == "center":
                     # the edge band facing away from the camera's foot point: no side wall shows there
                     k_band = 1 if nadir_near else 0
-                    is_side = frac(ivory[k_band], a, b) < 0.3 and frac(filled[k_band], a, b) < 0.6
+                    is_side = ivory[k_band] < 0.3 and filled[k_band] < 0.6
                 else:
                     # the far band: an upright tile's face reaches it, a sideways one's does not (its
                     # side wall may show there, but that is not the ivory face)
-                    has_added = frac(filled[2], a, b) > 0.6   # glyphs may reach the edge: any tile there
+                    has_added = filled[2] > 0.6   # glyphs may reach the edge: any tile there
                     if self._far_on_felt[k]:
-                        is_side = has_added or frac(filled[1], a, b) < 0.4
+                        is_side = has_added or filled[1] < 0.4
                     else:
-                        is_side = has_added or frac(ivory[1], a, b) < 0.3
+                        is_side = has_added or ivory[1] < 0.3
             # lying flat (not a standing hand tile): something fills the far band, as no standing tile does
-            is_lying = is_side or frac(filled[1], a, b) > 0.5
+            is_lying = is_side or filled[1] > 0.5
             face_up = face_up or classify_anyway
             current.append(len(rects))
             rects.append((self._strip_tile(k, pos_mm, is_side, False), is_side, face_up, is_lying))
