@@ -9,7 +9,9 @@ A ``Link`` owns one serial port (pyserial) and two threads:
   heartbeat ``ping`` when nothing else went out for ``heartbeat_s`` (the MCU's deadman needs
   one valid frame per ``deadman_ms``), and declares the link lost after ``link_timeout_s``
   without a valid frame from the MCU, as seen by a reader that ran and found the line quiet
-  (a reader that was not scheduled is behind, not deaf), then re-identifies with ``hello``.
+  (a reader that was not scheduled is behind, not deaf), then re-identifies with ``hello``;
+  while up it also sends ``hello`` (same session) every ``hello_every_s``, so an event the MCU
+  parked after its bounded retransmission is sent again (PROTOCOL.md §4).
 
 Both threads need the process's GIL, which one long C call elsewhere in the daemon can hold
 for longer than the deadman time. So the link also starts a heartbeat *keeper* process
@@ -67,7 +69,8 @@ class Link:
                  baudrate: int = 115200, heartbeat_s: float = 0.1, link_timeout_s: float = 1.0,
                  reply_timeout_s: float = 1.0, reopen_s: float = 0.25, min_rto_s: float = 0.001,
                  max_rto_s: float = 0.2, name: str = "link", keeper: bool = True,
-                 keeper_grace_s: float = 3.0, keeper_busy_grace_s: float = 10.0) -> None:
+                 keeper_grace_s: float = 3.0, keeper_busy_grace_s: float = 10.0,
+                 hello_every_s: float = 1.0) -> None:
         for label, value, lo, hi in (("heartbeat_s", heartbeat_s, 0.01, 10.0),
                                      ("link_timeout_s", link_timeout_s, 0.05, 60.0),
                                      ("reply_timeout_s", reply_timeout_s, 0.005, 60.0),
@@ -75,7 +78,8 @@ class Link:
                                      ("min_rto_s", min_rto_s, 0.0002, 1.0),
                                      ("max_rto_s", max_rto_s, min_rto_s, 10.0),
                                      ("keeper_grace_s", keeper_grace_s, 0.0, 30.0),
-                                     ("keeper_busy_grace_s", keeper_busy_grace_s, keeper_grace_s, 60.0)):
+                                     ("keeper_busy_grace_s", keeper_busy_grace_s, keeper_grace_s, 60.0),
+                                     ("hello_every_s", hello_every_s, 0.1, 60.0)):
             if not lo <= value <= hi:
                 raise BridgeError(f"{name} {port}: option '{label}' is {value}, must be {lo}..{hi}")
         self.port = port
@@ -91,6 +95,7 @@ class Link:
         self.use_keeper = keeper
         self.keeper_grace_s = keeper_grace_s
         self.keeper_busy_grace_s = keeper_busy_grace_s
+        self.hello_every_s = hello_every_s
         self._keeper: Keeper | None = None
         self._lease_at = 0.0
         self._empty_read_at = 0.0         # the last read that found the line quiet (see _tick)
@@ -117,6 +122,7 @@ class Link:
         self._last_rx = 0.0
         self._last_tx = 0.0
         self._hello: _Pending | None = None
+        self._hello_at = 0.0              # when the last new hello went out
         self._srtt: float | None = None
         self._rttvar = 0.0
         self._rto = max(min_rto_s, 0.02)
@@ -441,11 +447,14 @@ class Link:
             self._lost_reported = False
             self.last_error = ""
             self._up_event.set()
-            for pend in self._pending.values():    # resume what waited while down
-                if pend.msg is not None and not isinstance(pend.msg, p.Hello):
-                    pend.next_due = 0.0
+            if not was_up:
+                for pend in self._pending.values():    # resume what waited while down
+                    if pend.msg is not None and not isinstance(pend.msg, p.Hello):
+                        pend.next_due = 0.0
             self._wake.notify_all()
-        if not was_up:
+        # the periodic hello of an up link reports nothing, unless it shows a reboot whose boot
+        # event was lost
+        if not was_up or rebooted:
             log.info("%s %s: up: %s firmware %s, %d tiles, %d walls%s", self.name, self.port,
                      ident.model, ident.firmware_version, ident.tiles, ident.walls,
                      " (MCU rebooted)" if rebooted else "")
@@ -489,6 +498,7 @@ class Link:
                         time.monotonic() + max(self.reopen_s, 0.2))
         self._pending[seq] = pend
         self._hello = pend
+        self._hello_at = time.monotonic()
         self._transmit(pend)
         pend.next_due = time.monotonic() + max(self._rto, 0.05)
 
@@ -539,6 +549,12 @@ class Link:
                 finally:
                     self._lock.acquire()
                 return 0.0
+            if self._hello is None:
+                # same session (the MCU keeps its job table): it re-sends every event it parked
+                # (PROTOCOL.md §4), which a link that stays up would otherwise never get
+                if now - self._hello_at >= self.hello_every_s:
+                    self._send_hello()
+                next_due = min(next_due, self._hello_at + self.hello_every_s)
             if now - self._last_tx >= self.heartbeat_s and not any(
                     isinstance(pd.msg, p.Ping) for pd in self._pending.values()):
                 seq = self._alloc_seq()

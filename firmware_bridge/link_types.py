@@ -11,7 +11,8 @@ from firmware_bridge import protocol as p
 
 @dataclass(frozen=True)
 class LinkUp:
-    """The MCU answered ``hello``. ``rebooted``: its boot id changed since the last LinkUp."""
+    """The MCU answered ``hello`` after the link was down, or its boot id changed (``rebooted``:
+    changed since the last LinkUp). The periodic hellos of an up link post nothing else."""
     port: str
     identify: p.Identify
     rebooted: bool

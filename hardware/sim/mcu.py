@@ -78,6 +78,7 @@ class SimMcu(MotionMixin):
         self.lift_override: tuple[tuple[int, ...], tuple[int, ...]] | None = None
         self.lane_override: tuple[int, ...] | None = None
         self.armed_faults: dict[str, dict[str, int]] = {}
+        self.lose_events = False      # every event copy is lost on the line (control ``lose_events``)
         self._initial_deadman_ms = deadman_ms
         self.boot(cause=0)
 
@@ -301,7 +302,10 @@ class SimMcu(MotionMixin):
                 ev.parked = True    # bounded: re-sent after the next hello
                 self._note("event_parked", seq=ev.seq, name=ev.msg.NAME)
                 continue
-            self._send_bytes(b"\x00" + p.encode(ev.msg, ev.seq) * (2 if ev.tries else 1))
+            if self.lose_events:        # the line loses the copy: no evack comes
+                self._note("event_lost", seq=ev.seq, name=ev.msg.NAME)
+            else:
+                self._send_bytes(b"\x00" + p.encode(ev.msg, ev.seq) * (2 if ev.tries else 1))
             ev.due = now + EVENT_RTO_S[ev.tries]
             ev.tries += 1
 

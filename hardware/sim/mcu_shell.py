@@ -348,6 +348,9 @@ class ControlServer:
             mcu.boot(cause=int(req.get("cause", 1)))  # type: ignore[arg-type]
         elif cmd == "silence":
             sim.silent_until = time.monotonic() + float(req["s"])  # type: ignore[arg-type]
+        elif cmd == "lose_events":
+            mcu.lose_events = bool(req["on"])
+            mcu._note("lose_events", on=mcu.lose_events)
         elif cmd == "garbage":
             sim.garbage(int(req.get("n", 64)))  # type: ignore[arg-type]
         elif cmd == "replug":

@@ -186,3 +186,61 @@ def test_a_clean_close_says_bye_so_the_deadman_stays_quiet(sim_mcu):
     st = sim_mcu.state()
     assert st["fault"] == "" and st["deadman_at"] is None
     assert [line["event"] for line in sim_mcu.control("log")["lines"]].count("bye") >= 2   # (resent: idempotent)
+
+
+def lost_for_s(sim, name: str) -> float:
+    """Seconds since the line first lost a copy of an event ``name`` (0.0 if it lost none)."""
+    times = [line["t"] for line in sim.control("log", n=2000)["lines"]
+             if line["event"] == "event_lost" and line["name"] == name]
+    return sim.state()["now"] - times[0] if times else 0.0
+
+
+def test_a_completion_lost_past_the_mcu_retries_still_arrives_exactly_once(sim_mcu_factory):
+    # A noisy line now and then loses all 15 copies of an event while pongs get through (about one
+    # lift_done in 800 at the noisy-line test's rates). The MCU then parks it until a hello; the
+    # link stays up, so only the host's periodic hello brings it back.
+    sim = sim_mcu_factory(time_scale=0.5)        # a 3 s lift: its ack is in long before it ends
+    rec = Recorder()
+    link = Link(sim.port, sink=rec, min_rto_s=0.5, max_rto_s=0.5)   # no lift resent after its lift_done
+    link.start()
+    try:
+        link.wait_up(10)
+        sim.control("lose_events", on=True)
+        job = link.next_job()
+        assert link.request(p.Lift(job=job, walls=0x0F), timeout_s=5.0).result(30).status == p.ACK_ACCEPTED
+        # lost for longer than the MCU's whole retransmission schedule (8 tries, 3.26 s): parked
+        # by then unless a hello came
+        sim.wait_for(lambda _st: lost_for_s(sim, "lift_done") >= 3.5, timeout_s=30, interval_s=0.2)
+        sim.control("lose_events", on=False)
+        rec.wait(lambda items: any(isinstance(ev, McuEvent) and isinstance(ev.msg, p.LiftDone)
+                                   for ev in items), timeout_s=20)
+        sim.wait_for(lambda st: st["outbox"] == 0, timeout_s=20, interval_s=0.05)   # every copy acked
+        display(link)                            # one more round trip: no copy still on its way
+    finally:
+        link.close()
+    assert [ev.msg.job for ev in rec.of(McuEvent) if isinstance(ev.msg, p.LiftDone)] == [job]
+    assert sim.control("stats")["executed"][str(job)] == 1
+    # the periodic hellos are invisible to the daemon: one LinkUp, never a LinkLost
+    assert [up.rebooted for up in rec.of(LinkUp)] == [False] and not rec.of(LinkLost)
+
+
+def test_a_reboot_whose_boot_event_is_lost_is_still_reported_once(sim_mcu):
+    rec = Recorder()
+    link = Link(sim_mcu.port, sink=rec)
+    link.start()
+    try:
+        link.wait_up(10)
+        sim_mcu.control("lose_events", on=True)
+        sim_mcu.control("reboot")
+        # the boot event never arrives; the identify of the next periodic hello shows the new boot id
+        rec.wait(lambda items: any(isinstance(ev, LinkUp) and ev.rebooted for ev in items), timeout_s=20)
+        sim_mcu.control("lose_events", on=False)
+        boot_id = sim_mcu.state()["boot_id"]
+        rec.wait(lambda items: any(isinstance(ev, McuEvent) and isinstance(ev.msg, p.Boot)
+                                   and ev.msg.boot_id == boot_id for ev in items), timeout_s=20)
+        assert display(link).status == p.ACK_DONE
+    finally:
+        link.close()
+    assert [up.rebooted for up in rec.of(LinkUp)] == [False, True] and not rec.of(LinkLost)
+    assert rec.of(LinkUp)[-1].identify.boot_id == boot_id
+    assert [ev.msg.boot_id for ev in rec.of(McuEvent) if isinstance(ev.msg, p.Boot)][-1:] == [boot_id]
