@@ -7,6 +7,10 @@ Everything the classifier's figures depend on is declared here, in one place, an
   artwork, the two complete designs of Unicode's Mahjong Tiles block (Noto Sans Symbols2 for
   training, Symbola held out), and procedural faces (``hardware/sim/tile_faces.py``: the standard
   layouts of circles and bamboo with varied drawing, characters and honours in CJK fonts).
+- ``mixed_design``: training designs drawn at random, each choice of ``FaceDesign`` (font from
+  ``MIXED_FONTS``, circles, bamboo, bird, inks, character variants, red mark, flowers) made
+  separately, so that training sees the drawing choices in every combination, not only in the
+  nine named ones.
 - ``TRAIN_FONTS`` / ``HELDOUT_FONTS``: the fonts each side's designs use (fallbacks included).
 - ``TRAIN_CONDITIONS`` / ``HELDOUT_CONDITIONS``: felt hues, random back hues, named back colours,
   light levels and poses (camera tilt, aspect squeeze) in disjoint ranges. The in-plane angle is
@@ -80,7 +84,25 @@ def design_fonts(names: Sequence[str]) -> frozenset[str]:
     return frozenset(out)
 
 
-TRAIN_FONTS = design_fonts(TRAIN_DESIGNS)
+# the fonts of mixed_design: the named training designs' fonts and the Kouzan brush's cursive (sousho) face
+MIXED_FONTS: tuple[str, ...] = ("kouzan-mouhitsu", "kouzan-gyosho", "kouzan-sousyo", "ipa-mincho", "ipa-gothic",
+                                "arphic-uming", "wqy-microhei")
+_MIXED_CHOICES: dict[str, tuple] = {
+    "pip": ("rings", "solid", "petal", "target"), "stick": ("segmented", "bar", "beads"),
+    "bird": ("bird", "peacock", "stick"), "colours": ("classic", "mono", "tri"), "wan": ("萬", "万"),
+    "hatsu": ("發", "发"), "five": ("五", "伍"), "red_mark": (False, True), "flowers": ("chars", "framed"),
+}
+
+
+def mixed_design(rng: np.random.Generator) -> FaceDesign:
+    """A training design with every drawing choice drawn on its own (fonts from ``MIXED_FONTS`` only)."""
+    font = MIXED_FONTS[int(rng.integers(len(MIXED_FONTS)))]
+    picks = {k: v[int(rng.integers(len(v)))] for k, v in _MIXED_CHOICES.items()}
+    name = "mixed-" + "-".join([font] + [str(v) for v in picks.values()])
+    return FaceDesign(name, font=font, fallback_font="wqy-microhei", **picks)   # as the named ones: 发 and the like
+
+
+TRAIN_FONTS = design_fonts(TRAIN_DESIGNS) | frozenset(MIXED_FONTS)
 HELDOUT_FONTS = design_fonts(HELDOUT_DESIGNS)
 
 TRAIN_CONDITIONS = Conditions(
@@ -108,14 +130,19 @@ CHECK_CONDITIONS = replace(TRAIN_CONDITIONS, tilt_deg=(0.0, 25.0), skew_deg=(0.0
 HELDOUT_SEED = 990_001  # training seeds are small integers; seeds from here on are never used for training
 
 
-def design_style(design: str, rng: np.random.Generator) -> tile_art.TileStyle:
-    """A random set of ``design``: its glyphs, with this set's inks, stroke, scale, face tint, frame, corners."""
-    if design not in DESIGNS:
+def design_style(design: str | FaceDesign, rng: np.random.Generator) -> tile_art.TileStyle:
+    """A random set of ``design`` (a name in ``DESIGNS``, or a ``FaceDesign`` such as ``mixed_design``'s):
+    its glyphs, with this set's inks, stroke, scale, face tint, frame, corners."""
+    if isinstance(design, FaceDesign):
+        face: FaceDesign | None = design
+    elif design in DESIGNS:
+        face = DESIGNS[design]
+    else:
         raise ValueError(f"tile designs: unknown design {design!r}, one of {sorted(DESIGNS)}")
     style = tile_art.random_style(rng)
-    if DESIGNS[design] is not None and rng.random() < 0.5:
+    if face is not None and rng.random() < 0.5:
         style = tile_art.with_style(style, ink={})  # the design's own canonical inks
-    return tile_art.with_style(style, design=DESIGNS[design])
+    return tile_art.with_style(style, design=face)
 
 
 def render_crops(design: str, tiles: Sequence[str], *, per_tile: int, seed: int,

@@ -30,6 +30,7 @@ DARK, RED, GREEN, BLUE, LIGHT = (60, 25, 15), (40, 40, 190), (40, 125, 25), (150
 FONT_FILES: dict[str, tuple[str, str, int]] = {
     "kouzan-mouhitsu": ("kouzan-mouhitsu.ttf", "fonts-kouzan-mouhitsu", 0),
     "kouzan-gyosho": ("kouzan-mouhitsu-gyosho.ttf", "fonts-kouzan-mouhitsu", 0),
+    "kouzan-sousyo": ("KouzanBrushFontSousyo.ttf", "fonts-kouzan-mouhitsu", 0),
     "aoyagi-kouzan": ("AoyagiKouzanT.ttf", "fonts-aoyagi-kouzan-t", 0),
     "ipa-mincho": ("ipam.ttf", "fonts-ipafont-mincho", 0),
     "ipa-gothic": ("ipag.ttf", "fonts-ipafont-gothic", 0),

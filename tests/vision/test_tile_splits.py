@@ -110,3 +110,28 @@ def test_upright_training_renders_stay_on_the_training_side():
         data.render_set(4, data.HELDOUT_SEED, heldout=True, upright=True)
     xs, ys, _ = data.render_set(4, 7, upright=True, p_artwork=1.0)
     assert xs.shape[0] == 4 and len(ys) == 4
+
+
+def test_mixed_designs_stay_on_the_training_side_and_vary():
+    rng = np.random.default_rng(3)
+    designs = [tile_designs.mixed_design(rng) for _ in range(200)]
+    fonts = {d.font for d in designs} | {d.fallback_font for d in designs}
+    assert fonts <= tile_designs.TRAIN_FONTS and fonts.isdisjoint(tile_designs.HELDOUT_FONTS)
+    assert {d.font for d in designs} == set(tile_designs.MIXED_FONTS)
+    assert len({d.name for d in designs}) > 150          # combinations, not a few named designs again
+    assert not {d.name for d in designs} & set(tile_designs.DESIGNS)
+    # a mixed set renders on the training side only (held-out sets never draw from it)
+    xs, ys, _ = data.render_set(8, 11, p_artwork=0.0, p_mixed=1.0)
+    assert xs.shape[0] == 8 and len(ys) == 8
+    held = data.render_set(8, tile_designs.HELDOUT_SEED + 11, heldout=True)[0]
+    again = data.render_set(8, tile_designs.HELDOUT_SEED + 11, heldout=True, p_mixed=1.0)[0]
+    assert np.array_equal(held, again)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_mixed_designs_draw_every_tile_distinctly(seed):
+    design = tile_designs.mixed_design(np.random.default_rng(seed))
+    style = tile_art.with_style(tile_art.DEFAULT_STYLE, design=design)
+    faces = {t: tile_art.tile_face(t, 45, 60, style=style).astype(int) for t in tile_art.ALL_TILES}
+    for a, b in [("4p", "5p"), ("5p", "6p"), ("7s", "9s"), ("5m", "0m"), ("1f", "5f"), ("2m", "3m")]:
+        assert np.abs(faces[a] - faces[b]).mean() > 1.5, (design.name, a, b)

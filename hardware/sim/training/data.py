@@ -29,6 +29,7 @@ from hardware.sim.tile_designs import (
     TRAIN_CONDITIONS,
     TRAIN_DESIGNS,
     design_style,
+    mixed_design,
 )
 from vision.decode import CLASSES, INPUT_SIZE, ROTATIONS, prep_one, softmax
 
@@ -48,20 +49,23 @@ def class_weights() -> np.ndarray:
 
 
 def _set_style(rng: np.random.Generator, designs: tuple[str, ...], heldout: bool,
-               p_artwork: float = P_ARTWORK) -> tile_art.TileStyle:
+               p_artwork: float = P_ARTWORK, p_mixed: float = 0.0) -> tile_art.TileStyle:
     if not heldout and rng.random() < p_artwork:
         style = design_style(ARTWORK, rng)
         if rng.random() < 0.5:  # exactly the scene renderer's default look
             style = tile_art.with_style(tile_art.DEFAULT_STYLE, stroke_px=style.stroke_px, glyph_scale=style.glyph_scale)
         return style
+    if not heldout and p_mixed and rng.random() < p_mixed:
+        return design_style(mixed_design(rng), rng)
     pool = [d for d in designs if d != ARTWORK] or list(designs)
     return design_style(pool[int(rng.integers(len(pool)))], rng)
 
 
 def render_set(n: int, seed: int, *, heldout: bool = False, group: int = 64, p_artwork: float = P_ARTWORK,
-               upright: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+               upright: bool = False, p_mixed: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``n`` crops -> (images uint8 ``(n, S, S, 3)``, class index, rotation index); one tile set per ``group``;
-    ``p_artwork``: the share of training sets in the artwork; ``upright``: training sets under
+    ``p_artwork``: the share of training sets in the artwork; ``p_mixed``: the share of the other training
+    sets drawn in a ``mixed_design`` instead of a named design; ``upright``: training sets under
     ``CHECK_CONDITIONS`` (the near-upright, well-lit subset of the training conditions a table shows most)."""
     if heldout != (seed >= HELDOUT_SEED):
         raise ValueError(f"render_set: seed {seed} is on the wrong side of HELDOUT_SEED for heldout={heldout}")
@@ -77,7 +81,7 @@ def render_set(n: int, seed: int, *, heldout: bool = False, group: int = 64, p_a
     style, backs, glossy = None, (), True
     for i in range(n):
         if i % group == 0:
-            style = _set_style(rng, designs, heldout, p_artwork)
+            style = _set_style(rng, designs, heldout, p_artwork, p_mixed)
             backs = set_backs(rng, cond)
             glossy = bool(rng.random() < 0.6)
         out_px = 64 if rng.random() < 0.3 else 44
