@@ -111,6 +111,7 @@ class Link:
         self._seq = random.randrange(256)
         self._jobs_sent = 0
         self._seen_events: OrderedDict[int, p.Event] = OrderedDict()
+        self._events_boot: int | None = None   # the MCU boot that the seen events came from
         self._running = False
         self._threads: list[threading.Thread] = []
         self._is_up = False
@@ -438,8 +439,7 @@ class Link:
             return
         with self._lock:
             rebooted = self.boot_id is not None and ident.boot_id != self.boot_id
-            if rebooted:
-                self._seen_events.clear()
+            self._events_of_boot(ident.boot_id)
             self.boot_id = ident.boot_id
             self.identify = ident
             was_up = self._is_up
@@ -463,8 +463,8 @@ class Link:
     def _on_event(self, seq: int, msg: p.Event, now: float) -> None:
         with self._lock:
             self._write(b"\x00" + p.encode(p.EvAck(), seq))
-            if isinstance(msg, p.Boot) and msg.boot_id != self.boot_id and self.boot_id is not None:
-                self._seen_events.clear()
+            if isinstance(msg, p.Boot):
+                self._events_of_boot(msg.boot_id)
             if self._seen_events.get(seq) == msg:
                 self._stats["duplicate_events"] += 1
                 return
@@ -479,6 +479,15 @@ class Link:
                 self._up_event.clear()
                 self._send_hello()
         self._emit(McuEvent(msg, now))
+
+    def _events_of_boot(self, boot_id: int) -> None:
+        """Caller holds the lock. A new boot numbers its events afresh: forget the old boot's.
+        Whichever comes first of the boot event and the identify that shows the new boot clears
+        them, and only once (the other then finds the same boot), so an event of the new boot seen
+        between the two is still known when the MCU sends it again."""
+        if self._events_boot is not None and boot_id != self._events_boot:
+            self._seen_events.clear()
+        self._events_boot = boot_id
 
     def _emit(self, ev: object) -> None:
         try:
