@@ -4,7 +4,9 @@
 
 Renders tables in mid-hand (random rivers with riichi tiles, melds, an indicator, taken
 stacks; seeds fixed) from several camera poses, calibrates each pose from its markers, and
-reads every frame with ``vision.reader.TableReader`` and the shipped ONNX model. The tiles are
+reads every frame with ``vision.reader.TableReader`` and the shipped ONNX model, told the tile set the
+table plays as the daemon tells it (``--ruleset``, the daemon's default ``tenhou``: 136 tiles, one red
+five of each suit, the set the bench's tables are drawn from; ``none``: every kind alike). The tiles are
 drawn in held-out styles: each pose's set is one of ``hardware/sim/tile_designs.HELDOUT_DESIGNS``
 (face designs and fonts the classifier never trained on) with its own random inks and stroke.
 
@@ -41,7 +43,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from controller.rules.ruleset import load as load_ruleset  # noqa: E402
 from controller.rules.tiles import KINDS_34, REDS, plain  # noqa: E402
+from controller.rules.tilesets import census_for  # noqa: E402
 from hardware.sim.scene import MeldShape, SceneRenderer, TableState, pose_camera  # noqa: E402
 from hardware.sim.tile_designs import HELDOUT_DESIGNS, HELDOUT_SEED, design_style  # noqa: E402
 from vision.calibration import calibrate  # noqa: E402
@@ -164,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", default=str(DEFAULT_MODEL))
     ap.add_argument("--style", choices=("heldout", "default"), default="heldout",
                     help="tiles in held-out designs (default) or in the scene renderer's default artwork")
+    ap.add_argument("--ruleset", default="tenhou",
+                    help="the rule set whose tile set the classifier is told, as the daemon does ('none': no set)")
     ap.add_argument("--clock", choices=("thread", "wall"), default="thread",
                     help="frame_ms as the reading thread's CPU time (default) or wall-clock time")
     args = ap.parse_args(argv)
@@ -172,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     frames_per_pose, reps = (1, 5) if args.quick else (4, 10)
     profile = load_profile("riichi4")
     clf = OnnxTileClassifier(args.model, threads=1)
+    if args.ruleset != "none":
+        clf.play_set(census_for(load_ruleset(args.ruleset)))
     rng = np.random.default_rng(2026)
     ours_ok = ours_n = wall_ok = wall_n = 0
     times: list[float] = []

@@ -146,14 +146,16 @@ class CameraPart:
 def build_pipeline(camera: Any, *, profile: str = "riichi4", calibration: Any | None = None,
                    calibration_file: str = "", fps: float = 10.0, threads: int = 1,
                    first_dealer_position: int = 0, on_frame=None, tile_set_file: str = "",
-                   learn_dir: str = "") -> CameraPart:
+                   learn_dir: str = "", census: dict[str, int] | None = None) -> CameraPart:
     """Camera + calibration + the shipped ONNX classifier + reader + tracker as one part.
 
     ``calibration``: a ``vision.calibration.Calibration``; else read from ``calibration_file``;
     else found from the table-corner markers in the first frame. Raises ConfigError naming the
     missing piece (no model file, no calibration, markers not found). ``tile_set_file``: a set made by
     ``tablectl enrol`` (one that cannot be used is logged and the shipped model runs alone);
-    ``learn_dir``: keep confirmed revealed crops there (``vision.confirmed``).
+    ``learn_dir``: keep confirmed revealed crops there (``vision.confirmed``). ``census``: the tile
+    set the table plays, tile -> copies (``controller.rules.tilesets.census_for``): the classifier
+    weighs each kind by its copies (``OnnxTileClassifier.play_set``).
     """
     from vision.calibration import Calibration, CalibrationError, calibrate
     from vision.classifier import ClassifierError, OnnxTileClassifier
@@ -175,6 +177,7 @@ def build_pipeline(camera: Any, *, profile: str = "riichi4", calibration: Any | 
                 raise ConfigError("camera: no frame to calibrate from")
             calibration = calibrate(frame, table_profile)
         classifier = OnnxTileClassifier(threads=threads)
+        classifier.play_set(census)
         from vision.enrol import with_tile_set
         classifier, tile_set = with_tile_set(classifier, tile_set_file)
         reader = TableReader(table_profile, calibration, classifier, reuse_crops=True)

@@ -223,11 +223,8 @@ def _world_and_real_parts(cfg: Config, injects: list[dict] | None) -> list[Any]:
         # a loaded host may leave it 1 s without a frame, so the link is declared lost after 3 s
         firmware = FirmwarePart(str(info["port"]), gpio=gpio, reply_timeout_s=cfg.firmware.timeout_s,
                                 baudrate=cfg.firmware.baudrate, link_timeout_s=SIM_LINK_TIMEOUT_S)
-        from controller.daemon_camera import build_pipeline
-        from controller.rules.ruleset import table_profile_for
-        camera = build_pipeline(StreamCamera(str(info["camera"])), profile=table_profile_for(cfg.game.ruleset),
-                                calibration_file=cfg.camera.calibration,
-                                fps=cfg.camera.fps if cfg.game.speed > 0 else 0.0)
+        camera = camera_pipeline(cfg, StreamCamera(str(info["camera"])),
+                                 fps=cfg.camera.fps if cfg.game.speed > 0 else 0.0)
     except (ConfigError, BridgeError, OSError) as err:
         world.close()
         gpio.close()
@@ -243,7 +240,6 @@ def _sim_table_runs_firmware(cfg: Config) -> bool:
 
 
 def _real_camera(cfg: Config) -> Any:
-    from controller.daemon_camera import build_pipeline
     from vision.camera import CameraError, FileCamera, OpenCVCamera, StreamCamera
     try:
         if cfg.camera.source == "stream":
@@ -254,8 +250,23 @@ def _real_camera(cfg: Config) -> Any:
             camera = FileCamera(cfg.camera.device, loop=True)
     except CameraError as err:
         raise ConfigError(f"[camera] {err}") from err
+    return camera_pipeline(cfg, camera, fps=cfg.camera.fps)
+
+
+def camera_pipeline(cfg: Config, camera: Any, *, fps: float) -> Any:
+    """The camera part on ``camera``, the same for a real table and the simulated one: the rule
+    set's table profile and tile set (the classifier weighs each kind by its copies in the set),
+    the calibration, the enrolled tile set and the confirmed crops in the data folder."""
     from controller.config import data_dir
+    from controller.daemon_camera import build_pipeline
+    from controller.rules.ruleset import RuleSetError, load, table_profile_for
+    from controller.rules.tilesets import TileSetError, census_for
+    try:
+        census: dict[str, int] | None = census_for(load(cfg.game.ruleset))
+    except (RuleSetError, TileSetError):
+        census = None     # the game refuses the rule set on its own; read every kind alike
     folder = data_dir(cfg)
-    return build_pipeline(camera, calibration_file=cfg.camera.calibration, fps=cfg.camera.fps,
+    return build_pipeline(camera, profile=table_profile_for(cfg.game.ruleset), census=census,
+                          calibration_file=cfg.camera.calibration, fps=fps,
                           tile_set_file=str(folder / cfg.camera.tile_set) if cfg.camera.tile_set else "",
                           learn_dir=str(folder / "confirmed"))

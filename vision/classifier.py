@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -25,6 +25,7 @@ from vision.decode import (
     TileGuess,
     decode,
     prep,
+    set_log_prior,
     softmax,
     to_bgr,
 )
@@ -56,6 +57,7 @@ class OnnxTileClassifier:
 
     ``model_path`` defaults to ``vision/models/tiles.onnx``; ``threads`` is onnxruntime's intra-op
     thread count; answers whose best class is below ``min_confidence`` come back as ``none``.
+    :meth:`play_set` tells it the tile set the table plays (a prior over the kinds; none by default).
     Raises :class:`ClassifierError` if the model cannot be loaded or its metadata does not fit.
     """
 
@@ -89,6 +91,7 @@ class OnnxTileClassifier:
                 ROTATIONS):
             raise ClassifierError(f"classifier: model {self.model_path} has classes this code does not know")
         self.min_confidence = float(min_confidence)
+        self.log_prior: np.ndarray | None = None
         self._input = self._session.get_inputs()[0].name
         log.info("tile classifier %s: %d classes, input %d px, %d thread(s)", self.model_path.name,
                  len(self.classes), self.input_size, threads)
@@ -119,7 +122,14 @@ class OnnxTileClassifier:
             return []
         tile_logits, rotation_logits = self.logits(crops)
         return decode(tile_logits, rotation_logits, classes=self.classes, min_confidence=self.min_confidence,
-                      symmetric_180=self.symmetric_180)
+                      symmetric_180=self.symmetric_180, log_prior=self.log_prior)
+
+    def play_set(self, census: Mapping[str, int] | None) -> None:
+        """Read as at a table that plays the set ``census`` (tile -> copies, reds apart: the rule
+        set's ``controller.rules.tilesets.census``): each kind weighed by its copies, a tile the set
+        lacks by :data:`vision.decode.FOREIGN_COPIES` (``decode.set_log_prior``); ``None``: every
+        kind alike (``tablectl classify``: a picture from any set)."""
+        self.log_prior = None if census is None else set_log_prior(census, self.classes)
 
 
     def classify_voted(self, crops: Sequence[np.ndarray], *, margin: float = 0.1) -> list[TileGuess]:
@@ -158,7 +168,7 @@ class OnnxTileClassifier:
         rows = np.arange(len(crops))
         p_tile, p_rot = p_tile[rows, pick], p_rot[rows, pick]
         return decode(np.log(p_tile + 1e-12), np.log(p_rot + 1e-12), classes=self.classes,
-                      min_confidence=self.min_confidence, symmetric_180=self.symmetric_180)
+                      min_confidence=self.min_confidence, symmetric_180=self.symmetric_180, log_prior=self.log_prior)
 
     @property
     def embedding_output(self) -> str:

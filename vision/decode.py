@@ -22,7 +22,7 @@ answer is then 0 or 90 (upright or sideways).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -34,6 +34,7 @@ INPUT_SIZE = 40
 CLASSES: tuple[str, ...] = ALL_TILES + ("back", "none")
 ROTATIONS: tuple[int, ...] = (0, 90, 180, 270)
 MIN_CONFIDENCE = 0.4
+FOREIGN_COPIES = 0.1   # a tile the table's set does not hold counts as this many copies (see set_log_prior)
 
 
 @dataclass(frozen=True)
@@ -122,14 +123,40 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def set_log_prior(census: Mapping[str, int], classes: Sequence[str] = CLASSES) -> np.ndarray:
+    """Log prior weights, one per class, for a table that plays the set ``census`` (tile -> copies,
+    red fives apart from their plain five: ``controller.rules.tilesets.census``).
+
+    The model was trained with every tile kind equally likely; in a set a kind is as likely as its
+    copies: ``log(copies / 4)`` (a plain five of a set with one red: log 3/4, its red five: log 1/4).
+    A tile the set does not hold (a flower at a riichi table, a red five where the set has none)
+    counts as :data:`FOREIGN_COPIES` copies: it is still read where the picture is clear (about
+    40 times surer than the best tile of the set), so a foreign tile in the set is still seen and
+    flagged; an unsure one goes to the set's likeliest tile. ``back`` and ``none`` keep 0.
+
+    >>> w = set_log_prior({"5m": 3, "0m": 1}, classes=("5m", "0m", "1f", "back"))
+    >>> [round(float(x), 2) for x in w]
+    [-0.29, -1.39, -3.69, 0.0]
+    """
+    bad = {t: n for t, n in census.items() if t not in ALL_TILES or not isinstance(n, int) or n < 0}
+    if bad:
+        raise ValueError(f"set_log_prior: not a tile census: {bad}")
+    return np.array([0.0 if c in ("back", "none") else float(np.log(max(census.get(c, 0), FOREIGN_COPIES) / 4))
+                     for c in classes])
+
+
 def decode(tile_logits: np.ndarray, rotation_logits: np.ndarray, *, classes: Sequence[str] = CLASSES,
            min_confidence: float = MIN_CONFIDENCE,
-           symmetric_180: frozenset[str] = frozenset()) -> list[TileGuess]:
+           symmetric_180: frozenset[str] = frozenset(), log_prior: np.ndarray | None = None) -> list[TileGuess]:
     """Logits ``(N, len(classes))`` and ``(N, 4)`` -> one :class:`TileGuess` per row.
 
     A best class below ``min_confidence`` becomes ``none`` (low confidence is data, not an error).
     For classes in ``symmetric_180`` the rotation is folded to 0 (upright) or 90 (sideways).
+    ``log_prior`` (:func:`set_log_prior`) is added to the tile logits: the answer and its
+    confidence are then for a table that plays that set.
     """
+    if log_prior is not None:
+        tile_logits = np.asarray(tile_logits, np.float64) + log_prior
     p_tile = softmax(tile_logits)
     p_rot = softmax(rotation_logits)
     if p_tile.shape[1] != len(classes) or p_rot.shape[1] != len(ROTATIONS) or len(p_tile) != len(p_rot):

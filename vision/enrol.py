@@ -533,7 +533,8 @@ class EnrolledClassifier:
         e45 = emb[n:].reshape(len(crops), turns, -1).mean(1) if len(emb) > n else np.zeros_like(e0)
         p = self.combine(p_tile, np.stack([e0, e45], axis=1).astype(np.float32))
         return decode(np.log(p + 1e-12), np.log(p_rot + 1e-12), classes=self.classes,
-                      min_confidence=self.min_confidence, symmetric_180=self.base.symmetric_180)
+                      min_confidence=self.min_confidence, symmetric_180=self.base.symmetric_180,
+                      log_prior=self.base.log_prior)
 
     def classify(self, crops: Sequence[np.ndarray]) -> list[TileGuess]:
         return self._answer(list(crops), 1)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 import types
 
@@ -14,6 +15,7 @@ import pytest
 from controller import config as config_mod
 from controller.cli import main as tablectl
 from controller.daemon_camera import CameraPart, build_pipeline
+from controller.daemon_parts import camera_pipeline
 from controller.learned import Learner, confirmed_hands
 from hardware.sim.scene import SceneRenderer, TableState, pose_camera
 from tests.vision.enrol_data import render, standin_design
@@ -21,6 +23,7 @@ from vision.calibration import calibrate
 from vision.camera import FileCamera
 from vision.classifier import OnnxTileClassifier
 from vision.confirmed import ConfirmedStore
+from vision.decode import CLASSES
 from vision.enrol import EnrolledClassifier, TileSet, build
 from vision.layout import load_profile
 from vision.reader import TableReader
@@ -176,3 +179,22 @@ def test_the_daemon_hands_a_confirmation_to_the_parts_and_a_rebuild_does_not(tmp
     assert len(watcher.states) == 1 and watcher.states[0] is before
     replay = Daemon(cfg, store, parts=[watcher], notifier=SystemdNotifier(env={}))
     assert replay.rebuild() == 2 and len(watcher.states) == 1
+
+
+def test_the_daemon_builds_its_camera_with_the_rule_sets_tiles_its_set_and_its_learning(revealed_frames, tmp_path):
+    # camera_pipeline is the one builder for a real table's camera and the simulated table's stream
+    _profile, paths = revealed_frames
+    data = tmp_path / "data"
+    data.mkdir()
+    build(OnnxTileClassifier(), render(standin_design(5), ["1m", "2m"], 2, seed=1, heldout=False)).save(data / "s.json")
+    cfg = config_mod.parse({"storage": {"data_dir": str(data)}, "camera": {"tile_set": "s.json"},
+                            "game": {"ruleset": "tenhou"}}, origin="t")
+    part = camera_pipeline(cfg, FileCamera(paths), fps=0)
+    assert part.reader.profile.name == "riichi4"
+    assert isinstance(part.reader.classifier, EnrolledClassifier) and part.learner is not None
+    assert part.learner.store.root == data / "confirmed"
+    prior = dict(zip(CLASSES, part.reader.classifier.base.log_prior, strict=True))
+    # tenhou: 136 tiles, one red five a suit; no flowers
+    assert prior["1z"] == pytest.approx(0.0) and prior["back"] == 0.0 and prior["none"] == 0.0
+    assert prior["5m"] == pytest.approx(math.log(3 / 4)) and prior["0p"] == pytest.approx(math.log(1 / 4))
+    assert prior["3f"] == pytest.approx(math.log(0.1 / 4))
