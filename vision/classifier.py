@@ -81,6 +81,7 @@ class OnnxTileClassifier:
         except Exception as err:  # onnxruntime raises its own untyped errors for bad files
             raise ClassifierError(f"classifier: cannot load model {self.model_path}: {err}") from err
         meta = self._session.get_modelmeta().custom_metadata_map
+        self.metadata: dict[str, str] = dict(meta)    # the model's own entries (a joined model names its members)
         try:
             self.classes: tuple[str, ...] = tuple(json.loads(meta["classes"]))
             self.input_size = int(meta["input_size"])

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from controller.rules.tilesets import census
+from controller.rules.tilesets import census, full_set
 from hardware.sim import tile_art
 from hardware.sim.training import data as train_data
 from vision.classifier import (
@@ -19,6 +22,8 @@ from vision.classifier import (
     cut_quad,
 )
 from vision.decode import CLASSES, INPUT_SIZE, TileGuess, decode, set_log_prior, softmax
+
+CANDIDATES = Path(__file__).resolve().parents[2] / "hardware" / "sim" / "training" / "candidates"
 
 
 @pytest.fixture(scope="module")
@@ -208,14 +213,35 @@ def test_a_set_prior_sends_an_unsure_foreign_read_to_the_sets_kind_and_keeps_a_s
         set_log_prior({"5x": 4})
 
 
-def test_told_its_set_the_model_reads_the_artwork_as_well_and_still_sees_a_flower(clf):
+def test_told_its_set_the_model_reads_the_set_as_well_and_still_sees_a_flower(clf):
+    # the 136 tiles of a set with one red five a suit, in six artwork sets: told the set, the model
+    # misreads no more of them (measured, alone then told: 16, 16 for candidate 13; 18, 16 for the joined file)
     at_table = OnnxTileClassifier()
     at_table.play_set(census("136", "aka1"))
-    labels = [t for t in CLASSES for _ in range(3)]
+    labels = full_set("136", "aka1")
     alone = _artwork_misses(clf, labels, 3, train_data.HELDOUT_SEED + 19)
-    told = _artwork_misses(at_table, [t for t in labels if not t.endswith("f")], 3, train_data.HELDOUT_SEED + 19)
-    assert len(told) <= len([w for w in alone if not w[0].endswith("f")]) + 1, (told, alone)
+    told = _artwork_misses(at_table, labels, 3, train_data.HELDOUT_SEED + 19)
+    assert len(told) <= len(alone), (told, alone)
+    # a flower slipped into that set is still seen (the integrity checks flag it)
     flowers = [f"{n}f" for n in range(1, 9)] * 2
     crops = train_data.render_labels(flowers, [0, 90, 180, 270] * 4, seed=train_data.HELDOUT_SEED + 47)
     read = [g.tile for g in at_table.classify(list(crops))]
     assert sum(a == b for a, b in zip(read, flowers, strict=True)) >= len(flowers) - 2, read
+
+
+def test_the_shipped_file_is_the_weighed_members_its_metadata_names(clf):
+    # the shipped file joins trained models (hardware/sim/training/ensemble.py): its logits are the
+    # members' (kept beside the training code) weighed, the tile logits over one temperature
+    meta = clf.metadata
+    members = json.loads(meta["members"])
+    temperature = float(meta["temperature"])
+    assert abs(sum(m["weight"] for m in members) - 1) < 1e-6 and len(members) >= 2
+    xs, _, _ = train_data.heldout_set(64, seed=train_data.HELDOUT_SEED + 23)
+    tile, rot = clf.logits(list(xs))
+    want_tile, want_rot = 0.0, 0.0
+    for m in members:
+        path = CANDIDATES / m["file"]
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == m["sha256"], path
+        t, r = OnnxTileClassifier(path).logits(list(xs))
+        want_tile, want_rot = want_tile + m["weight"] * t / temperature, want_rot + m["weight"] * r
+    assert np.allclose(tile, want_tile, atol=1e-3) and np.allclose(rot, want_rot, atol=1e-3)

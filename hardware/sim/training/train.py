@@ -272,7 +272,8 @@ def train(x: np.ndarray, y: np.ndarray, r: np.ndarray, *, epochs: int, threads: 
     return model, symmetric
 
 
-def export_onnx(model, path: Path, symmetric: frozenset[str]) -> None:
+def export_onnx(model, path: Path, symmetric: frozenset[str], extra: dict[str, str] | None = None) -> None:
+    """Write ``model`` as ONNX with the metadata the product reads (and ``extra`` entries)."""
     import onnx
     import torch
 
@@ -291,6 +292,7 @@ def export_onnx(model, path: Path, symmetric: frozenset[str]) -> None:
         "preprocessing": "BGR uint8 crop, pad to square (replicate edges), area-resize to input_size, "
                          "NCHW float32 0..1 (vision/decode.py prep)",
         "trained": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d"),
+        **(extra or {}),
     }
     del m.metadata_props[:]
     for k, v in meta.items():
