@@ -31,6 +31,7 @@ from hardware.sim.training.train import (
     export_onnx,
     fit_temperature,
     init_from_onnx,
+    write_report,
 )
 
 
@@ -105,16 +106,8 @@ def main(argv: list[str] | None = None) -> int:
                for p, w in zip(args.members, args.weights, strict=True)]
     export_onnx(model, path, train_data.symmetric_180(),
                 extra={"members": json.dumps(members), "temperature": f"{temperature:.6f}"})
-    from vision.classifier import OnnxTileClassifier
-
-    acc, report = train_data.evaluate_heldout(args.heldout, classifier=OnnxTileClassifier(path))
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-    summary = (f"model {path} ({path.stat().st_size / 1024:.0f} KB, sha256 {digest}): "
-               f"{' + '.join(f'{w / total:.2f} x {p.name}' for p, w in zip(args.members, args.weights, strict=True))}, "
-               f"temperature {temperature:.3f}; held-out top-1 {acc:.4f}")
-    (args.out / "heldout_report.txt").write_text(report + "\n" + summary + "\n")
-    print(report)
-    print(summary)
+    weighed = " + ".join(f"{w / total:.2f} x {p.name}" for p, w in zip(args.members, args.weights, strict=True))
+    write_report(path, args.heldout, f"{weighed}, temperature {temperature:.3f}")
     return 0
 
 

@@ -398,17 +398,24 @@ def main(argv: list[str] | None = None) -> int:
     temperature = calibrate(model, args.calibration, args.threads)
     onnx_path = args.out / "tiles.onnx"
     export_onnx(model, onnx_path, symmetric)
+    write_report(onnx_path, args.heldout, f"on {len(x)} crops, {args.epochs} epochs, temperature {temperature:.3f}, "
+                                          f"render {render_s:.0f} s, train {train_s:.0f} s")
+    return 0
+
+
+def write_report(onnx_path: Path, heldout: int, describe: str) -> float:
+    """The exported model's held-out report (``heldout`` renders), printed and written beside it as
+    ``heldout_report.txt`` with a summary line (size, sha256, ``describe``); returns the top-1."""
     from vision.classifier import OnnxTileClassifier
 
-    acc, report = train_data.evaluate_heldout(args.heldout, classifier=OnnxTileClassifier(onnx_path))
+    acc, report = train_data.evaluate_heldout(heldout, classifier=OnnxTileClassifier(onnx_path))
     digest = hashlib.sha256(onnx_path.read_bytes()).hexdigest()[:16]
-    summary = (f"model {onnx_path} ({onnx_path.stat().st_size / 1024:.0f} KB, sha256 {digest}) on {len(x)} crops, "
-               f"{args.epochs} epochs, temperature {temperature:.3f}; held-out top-1 {acc:.4f}; "
-               f"render {render_s:.0f} s, train {train_s:.0f} s")
-    (args.out / "heldout_report.txt").write_text(report + "\n" + summary + "\n")
+    summary = (f"model {onnx_path} ({onnx_path.stat().st_size / 1024:.0f} KB, sha256 {digest}) {describe}; "
+               f"held-out top-1 {acc:.4f}")
+    (onnx_path.parent / "heldout_report.txt").write_text(report + "\n" + summary + "\n")
     print(report)
     print(summary)
-    return 0
+    return acc
 
 
 if __name__ == "__main__":
