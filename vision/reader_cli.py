@@ -1,11 +1,14 @@
-"""``tablectl read FRAME --calibration FILE [--annotate OUT.png] [--profile riichi4]``.
+"""``tablectl read FRAME --calibration FILE [--annotate OUT.png] [--profile riichi4] [--ruleset NAME] [--set SET_FILE]``.
 
 Reads one table picture with the calibration and the shipped ONNX model and prints the table
 view as one JSON object (walls: tiles per stack from stack 1 at each wall owner's right end;
 indicators; rivers in order with sideways flags; melds with kind and source; revealed hands;
 flowers; every tile with its confidence). ``--annotate`` draws what was read on the frame.
-Exit status 0, 1 for a picture or calibration that cannot be used (the message says why),
-2 for bad arguments.
+Without options a tile is read as from any set; ``--ruleset`` weighs each kind by its copies in
+that rule set's tile set and ``--set`` uses a set file made by ``tablectl enrol``, as the daemon
+does with ``[game] ruleset`` and ``[camera] tile_set``: so staff read a frame exactly as the table
+does. Exit status 0, 1 for a picture, calibration, rule set or set file that cannot be used (the
+message says why), 2 for bad arguments.
 """
 
 from __future__ import annotations
@@ -59,6 +62,19 @@ def annotate(frame: np.ndarray, view: TableView, reader: TableReader) -> np.ndar
     return out
 
 
+def _census(ruleset: str | None) -> dict[str, int] | None:
+    """The tile census of the rule set ``ruleset`` (None: none given). Raises ValueError naming it."""
+    if ruleset is None:
+        return None
+    from controller.rules.ruleset import RuleSetError, load
+    from controller.rules.tilesets import TileSetError, census_for
+
+    try:
+        return census_for(load(ruleset))
+    except (RuleSetError, TileSetError) as err:
+        raise ValueError(f"--ruleset: {err}") from err
+
+
 def main(command: str, argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog=f"tablectl {command}", description="Read one table picture as JSON.")
     ap.add_argument("frame", help="a picture taken by the calibrated table camera")
@@ -66,6 +82,9 @@ def main(command: str, argv: list[str]) -> int:
     ap.add_argument("--profile", default=None, help="table profile (default: the one the calibration names)")
     ap.add_argument("--annotate", default=None, help="write the frame with what was read drawn on it")
     ap.add_argument("--model", default=None, help="ONNX model (default: the shipped vision/models/tiles.onnx)")
+    ap.add_argument("--ruleset", default=None, metavar="NAME",
+                    help="read as a table of this rule set does (each kind weighed by its copies in the set)")
+    ap.add_argument("--set", default=None, metavar="SET_FILE", help="a tile set made with 'tablectl enrol'")
     args = ap.parse_args(argv)
     try:
         cal = Calibration.load(args.calibration)
@@ -78,7 +97,12 @@ def main(command: str, argv: list[str]) -> int:
 
         try:
             clf = OnnxTileClassifier(args.model or DEFAULT_MODEL)
-        except ClassifierError as err:
+            clf.play_set(_census(args.ruleset))
+            if args.set is not None:
+                from vision.enrol import EnrolledClassifier, TileSet, model_sha256
+
+                clf = EnrolledClassifier(clf, TileSet.load(args.set, model_sha256=model_sha256(clf.model_path)))
+        except (ClassifierError, ValueError) as err:
             print(f"tablectl {command}: {err}", file=sys.stderr)
             return 1
         reader = TableReader(profile, cal, clf)
