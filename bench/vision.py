@@ -20,6 +20,11 @@ river tile and every indicator) read as the right tile at the right place, over 
 and every loop read, a tile read where there is none counting as wrong; wall slot counts are
 reported beside it.
 
+``--enrol N``: each frame is also read as a table that enrolled its own set reads it
+(``vision.enrol.build`` from N pictures of each kind of that frame's set, near-upright on a well-lit
+table, ``tile_designs.CHECK_CONDITIONS``, any quarter turn; the daemon's ``EnrolledClassifier``), cold
+and over the same kind of loop; its accuracy is printed on a line of its own before the last one.
+
 Peer: the PyPI package ``mahjong-detector`` (a YOLOv8 ONNX tile detector, 640x640 input,
 benchmark-only) on the same frames, one thread; a face-up tile counts as right when a
 detection box of its kind holds the tile's centre (red fives as plain fives; it has no
@@ -31,6 +36,7 @@ flowers). The last line is::
 from __future__ import annotations
 
 import argparse
+import collections
 import copy
 import os
 import statistics
@@ -46,8 +52,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from controller.rules.ruleset import load as load_ruleset  # noqa: E402
 from controller.rules.tiles import KINDS_34, REDS, plain  # noqa: E402
 from controller.rules.tilesets import census_for  # noqa: E402
+from hardware.sim import tile_art  # noqa: E402
 from hardware.sim.scene import MeldShape, SceneRenderer, TableState, pose_camera  # noqa: E402
-from hardware.sim.tile_designs import HELDOUT_DESIGNS, HELDOUT_SEED, design_style  # noqa: E402
+from hardware.sim.tile_crops import render_sample  # noqa: E402
+from hardware.sim.tile_designs import CHECK_CONDITIONS, HELDOUT_DESIGNS, HELDOUT_SEED, design_style  # noqa: E402
 from vision.calibration import calibrate  # noqa: E402
 from vision.classifier import DEFAULT_MODEL, OnnxTileClassifier  # noqa: E402
 from vision.layout import Layout, load_profile  # noqa: E402
@@ -147,6 +155,36 @@ def our_answers(view) -> dict[str, str]:
     return got
 
 
+def enrolled_accuracy(frames: list[tuple[SceneRenderer, TableState, np.ndarray]], clf: OnnxTileClassifier,
+                      per_kind: int, reps: int) -> tuple[int, int, list[str]]:
+    """(right, counted, misreads) of every frame read with a tile set of its own design enrolled
+    from ``per_kind`` pictures of each kind: the cold read and ``reps`` loop reads (one discard more
+    each, as in ``main``). The pictures are of the frame's set (its style), upright or at any
+    quarter turn, taken at the table's back colour and another."""
+    from vision.enrol import ENROL_KINDS, EnrolledClassifier, build
+
+    backs = (tile_art.BACK_COLOURS["blue"], tile_art.BACK_COLOURS["green"])
+    sets: dict[int, EnrolledClassifier] = {}
+    ok = n = 0
+    misses: list[str] = []
+    for i, (r, st, frame) in enumerate(frames):
+        if id(r.style) not in sets:
+            rng = np.random.default_rng(HELDOUT_SEED + 500 + i)
+            pictures = [(k, render_sample(k, int(rng.integers(4)) * 90, rng, style=r.style, backs=backs,
+                                          cond=CHECK_CONDITIONS))
+                        for k in ENROL_KINDS if k != "none" for _ in range(per_kind)]
+            sets[id(r.style)] = EnrolledClassifier(clf, build(clf, pictures))
+        reader = TableReader(r.profile, calibrate(frame, r.profile), sets[id(r.style)], reuse_crops=True)
+        got, counted = score(r, st, reader.read(frame), misses)
+        ok, n = ok + got, n + counted
+        loop_st, rng = copy.deepcopy(st), np.random.default_rng(HELDOUT_SEED + 700 + i)
+        for k in range(reps):
+            discard_one(r.layout, loop_st, rng)
+            got, counted = score(r, loop_st, reader.read(r.render(loop_st, seed=7000 + 100 * i + k)), misses)
+            ok, n = ok + got, n + counted
+    return ok, n, misses
+
+
 def peer_session():
     import importlib
 
@@ -172,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="the rule set whose tile set the classifier is told, as the daemon does ('none': no set)")
     ap.add_argument("--clock", choices=("thread", "wall"), default="thread",
                     help="frame_ms as the reading thread's CPU time (default) or wall-clock time")
+    ap.add_argument("--enrol", type=int, default=0, metavar="N",
+                    help="also read each frame with its set enrolled from N pictures per kind (0: not)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -236,6 +276,13 @@ def main(argv: list[str] | None = None) -> int:
           f"{statistics.mean(loop_tiles):.1f} crops classified/frame; cold read {statistics.median(times):.2f} ms "
           f"(wall clock {statistics.median(wall):.2f} ms, machine load {os.getloadavg()[0]:.1f}), "
           f"{statistics.mean(tiles_per_frame):.1f} crops/frame")
+
+    if args.enrol > 0:
+        e_ok, e_n, e_misses = enrolled_accuracy(frames, clf, args.enrol, reps)
+        if e_misses:
+            common = collections.Counter(e_misses).most_common()
+            print(f"enrolled: misread {', '.join(f'{m} x{c}' for m, c in common[:12])}{' ...' if len(common) > 12 else ''}")
+        print(f"enrolled ({args.enrol} pictures per kind): {e_ok}/{e_n} face-up tiles right ({e_ok / max(e_n, 1):.4f})")
 
     peer_ms = float("nan")
     try:
