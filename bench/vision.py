@@ -161,7 +161,8 @@ def enrolled_accuracy(frames: list[tuple[SceneRenderer, TableState, np.ndarray]]
     from ``per_kind`` pictures of each kind: the cold read and ``reps`` loop reads (one discard more
     each, as in ``main``). The pictures are of the frame's set (its style), upright or at any
     quarter turn, taken at the table's back colour and another."""
-    from vision.enrol import ENROL_KINDS, EnrolledClassifier, build
+    from vision.enrol import EnrolledClassifier, build
+    from vision.enrol_mat import MAT_KINDS
 
     backs = (tile_art.BACK_COLOURS["blue"], tile_art.BACK_COLOURS["green"])
     sets: dict[int, EnrolledClassifier] = {}
@@ -172,7 +173,7 @@ def enrolled_accuracy(frames: list[tuple[SceneRenderer, TableState, np.ndarray]]
             rng = np.random.default_rng(HELDOUT_SEED + 500 + i)
             pictures = [(k, render_sample(k, int(rng.integers(4)) * 90, rng, style=r.style, backs=backs,
                                           cond=CHECK_CONDITIONS))
-                        for k in ENROL_KINDS if k != "none" for _ in range(per_kind)]
+                        for k in MAT_KINDS for _ in range(per_kind)]
             sets[id(r.style)] = EnrolledClassifier(clf, build(clf, pictures))
         reader = TableReader(r.profile, calibrate(frame, r.profile), sets[id(r.style)], reuse_crops=True)
         got, counted = score(r, st, reader.read(frame), misses)
