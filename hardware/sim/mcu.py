@@ -19,7 +19,7 @@ import json
 import logging
 import random
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 
 from firmware_bridge import protocol as p
@@ -92,6 +92,7 @@ class SimMcu(MotionMixin):
         self.jobs: OrderedDict[int, JobRecord] = OrderedDict()
         self.motions: dict[str, Motion] = {}
         self.outbox: OrderedDict[int, OutEvent] = OrderedDict()
+        self.held_back: deque[p.Event] = deque()   # events waiting for a free seq (all 256 kept)
         self.last_lanes: dict[int, tuple[int, ...]] = {}
         self.event_seq = 0
         self.last_rx: float | None = None     # deadman armed once a valid host frame arrived
@@ -197,7 +198,8 @@ class SimMcu(MotionMixin):
                 rx_errors=min(self.rx_errors, 0xFFFF),
                 jobs=tuple(m.msg.TYPE for m in self.motions.values())[:8]))
         elif isinstance(msg, p.EvAck):
-            self.outbox.pop(seq, None)
+            if self.outbox.pop(seq, None) is not None:
+                self._admit()
         elif isinstance(msg, p.Bye):
             if self.motions:
                 self._stop_all("aborted", latched=False)
@@ -283,10 +285,20 @@ class SimMcu(MotionMixin):
         self._send_bytes(b"\x00" + p.encode(msg, seq))
 
     def _emit(self, msg: p.Event) -> None:
-        seq = self.event_seq
-        self.event_seq = (self.event_seq + 1) & 0xFF
-        self.outbox[seq] = OutEvent(seq, msg)
+        self.held_back.append(msg)
+        self._admit()
         self._pump_events(self.clock())
+
+    def _admit(self) -> None:
+        """Give waiting events their seqs: the next seq not held by an event still kept (a seq is
+        never reused while its event waits for an evack, say parked across 255 newer ones); while
+        all 256 are kept, new events wait, in order."""
+        while self.held_back and len(self.outbox) < 256:
+            seq = self.event_seq
+            while seq in self.outbox:
+                seq = (seq + 1) & 0xFF
+            self.event_seq = (seq + 1) & 0xFF
+            self.outbox[seq] = OutEvent(seq, self.held_back.popleft())
 
     def _pump_events(self, now: float) -> None:
         in_flight = 0
@@ -321,7 +333,7 @@ class SimMcu(MotionMixin):
             "temp_c": st.temp_c, "deadman_ms": st.deadman_ms, "displays": dict(st.displays),
             "deadman_at": self.deadman_at, "motors_stopped_at": self.motors_stopped_at,
             "last_rx": self.last_rx, "rx_errors": self.rx_errors, "rx_frames": self.rx_frames,
-            "session": self.session, "outbox": len(self.outbox),
+            "session": self.session, "outbox": len(self.outbox), "held_back": len(self.held_back),
             "executed_jobs": len(self.executed),
             "duplicated_jobs": sum(1 for n in self.executed.values() if n > 1),
         }

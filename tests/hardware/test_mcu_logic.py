@@ -33,6 +33,11 @@ class Bench:
             self.t = round(self.t + dt, 6)
             self.mcu.poll()
 
+    def ack_all(self) -> None:
+        for _t, f in self.out:
+            if isinstance(f.msg, p.Event):
+                self.mcu.on_frame_bytes(p.encode(p.EvAck(), f.seq)[:-1])
+
     def events(self, kind: type) -> list[tuple[float, p.Event]]:
         return [(t, f.msg) for t, f in self.out if isinstance(f.msg, kind)]
 
@@ -126,3 +131,45 @@ def test_dice_come_from_the_os_csprng_unless_seeded_for_a_test():
     assert all(len(v) == 2 and all(1 <= x <= 6 for x in v) for v in seeded)
     # unseeded (the simulator's default, as the firmware): two tables never roll alike (6^-40)
     assert _rolls(None) != _rolls(None)
+
+
+def test_a_kept_event_keeps_its_seq_when_the_seqs_wrap():
+    """An event parked unacked while 300 newer ones pass: no newer one takes its seq (the host
+    would take it for a copy of the old one, or the MCU would drop the old one), and the next
+    hello still re-sends it."""
+    b = Bench()
+    b.send(p.Hello(session=1))
+    b.ack_all()                                   # the boot event
+    b.mcu.press(0, "dice")                        # its evacks are lost: it is parked
+    b.run_until(0.001)
+    (first,) = [f for _t, f in b.out if isinstance(f.msg, p.SeatButton)]
+    while not b.mcu.outbox[first.seq].parked:
+        b.run_until(b.t + 0.1)
+        b.send(p.Ping())                          # the host is alive: no deadman
+    for i in range(300):
+        n = len(b.out)
+        b.mcu.press(1 + i % 3, "dice")
+        (frame,) = [f for _t, f in b.out[n:] if isinstance(f.msg, p.Event)]
+        assert frame.seq != first.seq, i
+        b.mcu.on_frame_bytes(p.encode(p.EvAck(), frame.seq)[:-1])
+    assert list(b.mcu.outbox) == [first.seq]
+    n = len(b.out)
+    b.send(p.Hello(session=1))
+    b.run_until(b.t + 0.01)
+    again = [f for _t, f in b.out[n:] if isinstance(f.msg, p.Event)]
+    assert [(f.seq, f.msg) for f in again] == [(first.seq, first.msg)]
+
+
+def test_events_wait_in_order_while_all_seqs_are_kept():
+    b = Bench()
+    b.send(p.Hello(session=1))
+    b.ack_all()
+    actions = p.BUTTON_ACTIONS
+    for i in range(260):                          # none acked
+        b.mcu.press(i % 4, actions[i % len(actions)])
+    assert len(b.mcu.outbox) == 256 and len(b.mcu.held_back) == 4
+    oldest = next(iter(b.mcu.outbox))
+    b.mcu.on_frame_bytes(p.encode(p.EvAck(), oldest)[:-1])
+    assert len(b.mcu.outbox) == 256 and len(b.mcu.held_back) == 3
+    newest = b.mcu.outbox[next(reversed(b.mcu.outbox))]
+    assert newest.seq == oldest and newest.msg == p.SeatButton(256 % 4, actions.index(actions[256 % len(actions)]))
