@@ -24,6 +24,12 @@ reported beside it.
 (``vision.enrol.build`` from N pictures of each kind of that frame's set, near-upright on a well-lit
 table, ``tile_designs.CHECK_CONDITIONS``, any quarter turn; the daemon's ``EnrolledClassifier``), cold
 and over the same kind of loop; its accuracy is printed on a line of its own before the last one.
+``--enrol-from mat`` enrols as staff do at the table instead: N pictures of the enrolment mat with
+one tile of each kind laid on it (``hardware/sim/mat_photo.py``, each at its own tilt, lit unevenly), found
+and cut by ``vision.enrol_mat`` (``tablectl enrol --frame``'s path).
+One enrolment is a small sample (the figure moves by a point or two with the pictures drawn), so
+it is done ``--enrol-draws`` times (default 3), each with other pictures: the line gives the total
+and each draw's share.
 
 Peer: the PyPI package ``mahjong-detector`` (a YOLOv8 ONNX tile detector, 640x640 input,
 benchmark-only) on the same frames, one thread; a face-up tile counts as right when a
@@ -156,13 +162,16 @@ def our_answers(view) -> dict[str, str]:
 
 
 def enrolled_accuracy(frames: list[tuple[SceneRenderer, TableState, np.ndarray]], clf: OnnxTileClassifier,
-                      per_kind: int, reps: int) -> tuple[int, int, list[str]]:
+                      per_kind: int, reps: int, draw: int = 0, source: str = "pictures"
+                      ) -> tuple[int, int, list[str]]:
     """(right, counted, misreads) of every frame read with a tile set of its own design enrolled
     from ``per_kind`` pictures of each kind: the cold read and ``reps`` loop reads (one discard more
     each, as in ``main``). The pictures are of the frame's set (its style), upright or at any
-    quarter turn, taken at the table's back colour and another."""
+    quarter turn, taken at the table's back colour and another (``source`` "mat": ``per_kind`` pictures
+    of the enrolment mat, cut as ``tablectl enrol --frame`` cuts them); ``draw`` picks other pictures."""
+    from hardware.sim.mat_photo import mat_photo
     from vision.enrol import EnrolledClassifier, build
-    from vision.enrol_mat import MAT_KINDS
+    from vision.enrol_mat import MAT_KINDS, cut_places, find_mat
 
     backs = (tile_art.BACK_COLOURS["blue"], tile_art.BACK_COLOURS["green"])
     sets: dict[int, EnrolledClassifier] = {}
@@ -170,10 +179,15 @@ def enrolled_accuracy(frames: list[tuple[SceneRenderer, TableState, np.ndarray]]
     misses: list[str] = []
     for i, (r, st, frame) in enumerate(frames):
         if id(r.style) not in sets:
-            rng = np.random.default_rng(HELDOUT_SEED + 500 + i)
-            pictures = [(k, render_sample(k, int(rng.integers(4)) * 90, rng, style=r.style, backs=backs,
-                                          cond=CHECK_CONDITIONS))
-                        for k in MAT_KINDS for _ in range(per_kind)]
+            seed = HELDOUT_SEED + 500 + i + 1000 * draw
+            if source == "mat":
+                photos = [mat_photo(r.style, seed=seed + 100 * j, back_colour=backs[0]) for j in range(per_kind)]
+                pictures = [s for photo in photos for s in cut_places(photo, find_mat(photo))]
+            else:
+                rng = np.random.default_rng(seed)
+                pictures = [(k, render_sample(k, int(rng.integers(4)) * 90, rng, style=r.style, backs=backs,
+                                              cond=CHECK_CONDITIONS))
+                            for k in MAT_KINDS for _ in range(per_kind)]
             sets[id(r.style)] = EnrolledClassifier(clf, build(clf, pictures))
         reader = TableReader(r.profile, calibrate(frame, r.profile), sets[id(r.style)], reuse_crops=True)
         got, counted = score(r, st, reader.read(frame), misses)
@@ -213,6 +227,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="frame_ms as the reading thread's CPU time (default) or wall-clock time")
     ap.add_argument("--enrol", type=int, default=0, metavar="N",
                     help="also read each frame with its set enrolled from N pictures per kind (0: not)")
+    ap.add_argument("--enrol-draws", type=int, default=3, metavar="K",
+                    help="with --enrol: enrol K times, each from other pictures (default 3)")
+    ap.add_argument("--enrol-from", choices=("pictures", "mat"), default="pictures",
+                    help="with --enrol: single pictures of each kind (default) or pictures of the enrolment mat")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -279,11 +297,17 @@ def main(argv: list[str] | None = None) -> int:
           f"{statistics.mean(tiles_per_frame):.1f} crops/frame")
 
     if args.enrol > 0:
-        e_ok, e_n, e_misses = enrolled_accuracy(frames, clf, args.enrol, reps)
+        draws = [enrolled_accuracy(frames, clf, args.enrol, reps, draw=d, source=args.enrol_from)
+                 for d in range(max(args.enrol_draws, 1))]
+        e_ok, e_n = sum(d[0] for d in draws), sum(d[1] for d in draws)
+        e_misses = [m for d in draws for m in d[2]]
         if e_misses:
             common = collections.Counter(e_misses).most_common()
             print(f"enrolled: misread {', '.join(f'{m} x{c}' for m, c in common[:12])}{' ...' if len(common) > 12 else ''}")
-        print(f"enrolled ({args.enrol} pictures per kind): {e_ok}/{e_n} face-up tiles right ({e_ok / max(e_n, 1):.4f})")
+        shares = " ".join(f"{ok / max(n, 1):.4f}" for ok, n, _m in draws)
+        what = "mat pictures" if args.enrol_from == "mat" else "pictures per kind"
+        print(f"enrolled ({args.enrol} {what}, {len(draws)} draws): {e_ok}/{e_n} face-up tiles right "
+              f"({e_ok / max(e_n, 1):.4f}; each draw {shares})")
 
     peer_ms = float("nan")
     try:

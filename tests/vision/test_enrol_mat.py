@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from controller.cli import main as tablectl
-from tests.vision.enrol_data import mat_photo
+from hardware.sim.mat_photo import mat_photo
 from vision.classifier import OnnxTileClassifier
 from vision.enrol import TileSet
 from vision.enrol_mat import MAT_KINDS, MatError, cut_places, find_mat, render_mat

@@ -10,9 +10,9 @@ import httpx
 import numpy as np
 import pytest
 
+from hardware.sim.mat_photo import mat_photo
 from hardware.sim.scene import SceneRenderer, TableState, pose_camera
 from tests.integration.daemonproc import DaemonProc, free_port, write_config
-from tests.vision.enrol_data import mat_photo
 from vision.enrol import TileSet
 from vision.layout import load_profile
 
