@@ -16,9 +16,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from tests.vision.enrol_data import MAT_KINDS, designs, tile_designs
+from hardware.sim.mat_photo import mat_photo
+from tests.vision.enrol_data import MAT_KINDS, designs, standin_design, tile_designs
 from vision.classifier import OnnxTileClassifier
 from vision.enrol import EnrolledClassifier, build
+from vision.enrol_mat import cut_places, find_mat
 from vision.reader_crops import CropReading
 
 TEST_KINDS = (*MAT_KINDS, "none")
@@ -60,3 +62,23 @@ def test_enrolment_lifts_a_heldout_design(clf, name, renderer):
     # the reader's second look (the set's own vote over the four turns) closes at least a fifth of the
     # gap between one pass and the full vote (its answers' confidence vote closed 0-0.2 of it)
     assert reader >= frames + 0.2 * (after - frames), (frames, reader, after)
+
+
+@pytest.mark.parametrize("name", ["unicode-symbola", "standin11"])
+def test_enrolment_from_the_mat_lifts_a_heldout_design(clf, name):
+    """The same set (``designs``' seed 700) laid on the mat and photographed 4 times, each place cut
+    as ``tablectl enrol --frame`` cuts it; tested on that set's held-out renders (any slant, extreme light)."""
+    _enrol, test = dict(designs())[name](TEST_KINDS, 4, 700)
+    style = (standin_design(int(name.removeprefix("standin"))) if name.startswith("standin")
+             else tile_designs.design_style(name, np.random.default_rng(700)))
+    photos = [mat_photo(style, seed=j) for j in range(4)]
+    samples = [s for photo in photos for s in cut_places(photo, find_mat(photo))]
+    labels = [k for k, _ in test]
+    crops = [c for _, c in test]
+    zero = np.mean([g.tile == k for g, k in zip(clf.classify_voted(crops), labels, strict=True)])
+    enrolled = EnrolledClassifier(clf, build(clf, samples))
+    after = np.mean([g.tile == k for g, k in zip(enrolled.classify_voted(crops), labels, strict=True)])
+    print(f"design {name}: zero-shot {zero:.3f}, enrolled from 4 mat pictures {after:.3f} on {len(test)} renders")
+    # measured 2026-12-05 with the joined file: unicode-symbola 0.333 -> 0.672, standin11 0.617 -> 0.846
+    # (the other held-out designs 0.58-0.67 -> 0.78-0.84): at least a fifth of the errors go
+    assert after >= zero + 0.2 * (1 - zero), (zero, after)
