@@ -71,6 +71,14 @@ def designs() -> list[tuple[str, object]]:
     return out
 
 
+def set_style(name: str, seed: int) -> tile_art.TileStyle:
+    """The style of the set ``designs()``' renderer ``name`` draws with ``seed`` (a stand-in's is
+    fixed; ``tile_designs.render_crops`` draws its set's style first from ``default_rng(seed)``)."""
+    if name.startswith("standin"):
+        return standin_design(int(name.removeprefix("standin")))
+    return tile_designs.design_style(name, np.random.default_rng(seed))
+
+
 def _split(samples, per_kind: int):
     """Each kind's first ``per_kind`` samples for enrolment, the rest for the test."""
     seen: dict[str, int] = {}

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from hardware.sim.mat_photo import mat_photo
-from tests.vision.enrol_data import MAT_KINDS, designs, standin_design, tile_designs
+from tests.vision.enrol_data import MAT_KINDS, designs, set_style, tile_designs
 from vision.classifier import OnnxTileClassifier
 from vision.enrol import EnrolledClassifier, build
 from vision.enrol_mat import cut_places, find_mat
@@ -69,9 +69,7 @@ def test_enrolment_from_the_mat_lifts_a_heldout_design(clf, name):
     """The same set (``designs``' seed 700) laid on the mat and photographed 4 times, each place cut
     as ``tablectl enrol --frame`` cuts it; tested on that set's held-out renders (any slant, extreme light)."""
     _enrol, test = dict(designs())[name](TEST_KINDS, 4, 700)
-    style = (standin_design(int(name.removeprefix("standin"))) if name.startswith("standin")
-             else tile_designs.design_style(name, np.random.default_rng(700)))
-    photos = [mat_photo(style, seed=j) for j in range(4)]
+    photos = [mat_photo(set_style(name, 700), seed=j) for j in range(4)]
     samples = [s for photo in photos for s in cut_places(photo, find_mat(photo))]
     labels = [k for k, _ in test]
     crops = [c for _, c in test]
