@@ -18,7 +18,7 @@ so that other work on a shared machine does not count; the cold read (every slot
 the wall clock and the load are printed beside it. Accuracy: the share of face-up tiles (every
 river tile and every indicator) read as the right tile at the right place, over the cold read
 and every loop read, a tile read where there is none counting as wrong; wall slot counts are
-reported beside it.
+reported beside it, and (held-out styles) the accuracy of each design on a line ``ours by design``.
 
 ``--enrol N``: each frame is also read as a table that enrolled its own set reads it
 (``vision.enrol.build`` from N pictures of each kind of that frame's set, near-upright on a well-lit
@@ -248,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     false_backs = 0
     tiles_per_frame: list[int] = []
     loop_tiles: list[int] = []
+    by_design: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0])   # design -> [right, counted]
     frames: list[tuple[SceneRenderer, TableState, np.ndarray]] = []
     for p, pose in enumerate(POSES):
         design = HELDOUT_DESIGNS[p % len(HELDOUT_DESIGNS)]
@@ -268,6 +269,8 @@ def main(argv: list[str] | None = None) -> int:
             tiles_per_frame.append(view.tiles_classified)
             cold_ok, cold_n = score(r, st, view, misses)
             ours_ok, ours_n = ours_ok + cold_ok, ours_n + cold_n
+            by_design[design][0] += cold_ok
+            by_design[design][1] += cold_n
             loop_st = copy.deepcopy(st)
             counting = CountingClassifier(clf)
             warm_reader = TableReader(profile, cal, counting, reuse_crops=True)
@@ -282,6 +285,8 @@ def main(argv: list[str] | None = None) -> int:
                 loop_tiles.append(counting.crops)
                 ok, n = score(r, loop_st, loop_view, misses)
                 ours_ok, ours_n = ours_ok + ok, ours_n + n
+                by_design[design][0] += ok
+                by_design[design][1] += n
             false_backs += sum(1 for row in view.other_backs.values() for c in row if c)
             for w, counts in st.walls.items():
                 wall_n += len(counts)
@@ -295,6 +300,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{statistics.mean(loop_tiles):.1f} crops classified/frame; cold read {statistics.median(times):.2f} ms "
           f"(wall clock {statistics.median(wall):.2f} ms, machine load {os.getloadavg()[0]:.1f}), "
           f"{statistics.mean(tiles_per_frame):.1f} crops/frame")
+    if args.style == "heldout":
+        print("ours by design: " + ", ".join(f"{d} {ok}/{n} ({ok / max(n, 1):.4f})" for d, (ok, n) in by_design.items()))
 
     if args.enrol > 0:
         draws = [enrolled_accuracy(frames, clf, args.enrol, reps, draw=d, source=args.enrol_from)

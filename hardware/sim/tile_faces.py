@@ -38,6 +38,18 @@ FONT_FILES: dict[str, tuple[str, str, int]] = {
     "arphic-ukai": ("ukai.ttc", "fonts-arphic-ukai", 0),
     "wqy-microhei": ("wqy-microhei.ttc", "fonts-wqy-microhei", 0),
     "wqy-zenhei": ("wqy-zenhei.ttc", "fonts-wqy-zenhei", 0),
+    # more training faces for the mixed designs (2026-12-06): Kaiti, bold Hei, round Yuan and Fangsong (cwTeX),
+    # Japanese Gothic, rounded Gothic and Mincho faces, and two handwritten ones
+    "cwtex-kai": ("cwkai.ttf", "fonts-cwtex-kai", 0),
+    "cwtex-heib": ("cwheib.ttf", "fonts-cwtex-heib", 0),
+    "cwtex-yen": ("cwyen.ttf", "fonts-cwtex-yen", 0),
+    "cwtex-fangsong": ("cwfs.ttf", "fonts-cwtex-fs", 0),
+    "motoya-cedar": ("MTLc3m.ttf", "fonts-motoya-l-cedar", 0),
+    "motoya-maruberi": ("MTLmr3m.ttf", "fonts-motoya-l-maruberi", 0),
+    "vl-gothic": ("VL-Gothic-Regular.ttf", "fonts-vlgothic", 0),
+    "sawarabi-mincho": ("sawarabi-mincho-medium.ttf", "fonts-sawarabi-mincho", 0),
+    "seto-hand": ("setofont.ttf", "fonts-seto", 0),
+    "kiloji-hand": ("kiloji.ttf", "fonts-kiloji", 0),
     "noto-symbols2": ("NotoSansSymbols2-Regular.ttf", "fonts-noto-core", 0),
     "symbola": ("Symbola_hint.ttf", "fonts-symbola", 0),
 }

@@ -112,6 +112,32 @@ def test_upright_training_renders_stay_on_the_training_side():
     assert xs.shape[0] == 4 and len(ys) == 4
 
 
+def _inside(inner: tuple, outer: tuple) -> bool:
+    """Is every interval of ``inner`` inside one interval of ``outer``?"""
+    return all(any(b0 <= a0 and a1 <= b1 for b0, b1 in outer) for a0, a1 in inner)
+
+
+@pytest.mark.parametrize("name", ["CHECK_CONDITIONS", "STEEP_CONDITIONS"])
+def test_training_subsets_lie_inside_the_training_ranges(name):
+    # the near-upright and steep subsets only re-weight the training ranges: none reaches a held-out value
+    sub = getattr(tile_designs, name)
+    for field in ("felt_hues", "back_hues", "light"):
+        assert _inside(getattr(sub, field), getattr(TC, field)), field
+    for field in ("tilt_deg", "skew_deg", "squeeze", "tile_px", "fill"):
+        assert _inside((getattr(sub, field),), (getattr(TC, field),)), field
+    assert set(sub.back_colours) <= set(TC.back_colours)
+    assert not _overlap((sub.tilt_deg,), (HC.tilt_deg,)) and not _overlap((sub.squeeze,), (HC.squeeze,))
+
+
+def test_steep_training_renders_stay_on_the_training_side():
+    with pytest.raises(ValueError, match="steep"):
+        data.render_set(4, data.HELDOUT_SEED, heldout=True, steep=True)
+    with pytest.raises(ValueError, match="not both"):
+        data.render_set(4, 7, upright=True, steep=True)
+    xs, ys, _ = data.render_set(4, 7, steep=True, p_mixed=1.0)
+    assert xs.shape[0] == 4 and len(ys) == 4
+
+
 def test_mixed_designs_stay_on_the_training_side_and_vary():
     rng = np.random.default_rng(3)
     designs = [tile_designs.mixed_design(rng) for _ in range(200)]
@@ -135,3 +161,15 @@ def test_mixed_designs_draw_every_tile_distinctly(seed):
     faces = {t: tile_art.tile_face(t, 45, 60, style=style).astype(int) for t in tile_art.ALL_TILES}
     for a, b in [("4p", "5p"), ("5p", "6p"), ("7s", "9s"), ("5m", "0m"), ("1f", "5f"), ("2m", "3m")]:
         assert np.abs(faces[a] - faces[b]).mean() > 1.5, (design.name, a, b)
+
+
+def test_condition_report_swaps_one_held_out_part_at_a_time():
+    # the model card's table of where held-out crops are lost (python -m hardware.sim.training.data --by-condition)
+    from vision.classifier import OnnxTileClassifier
+
+    report = data.condition_report(OnnxTileClassifier(), designs=("mincho-ipa-petal",), sets=1).splitlines()
+    rows = {line[:42].strip(): float(line[42:].split()[0]) for line in report[1:]}
+    assert list(rows) == list(data._CONDITION_PARTS)     # noqa: SLF001
+    assert all(0.0 <= v <= 1.0 for v in rows.values()) and report[1].endswith("of 46")
+    # the training side of a training design reads better than the fully held-out side
+    assert rows["training"] > rows["held-out (all parts)"], rows

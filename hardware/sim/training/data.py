@@ -26,6 +26,7 @@ from hardware.sim.tile_designs import (
     HELDOUT_CONDITIONS,
     HELDOUT_DESIGNS,
     HELDOUT_SEED,
+    STEEP_CONDITIONS,
     TRAIN_CONDITIONS,
     TRAIN_DESIGNS,
     design_style,
@@ -62,18 +63,24 @@ def _set_style(rng: np.random.Generator, designs: tuple[str, ...], heldout: bool
 
 
 def render_set(n: int, seed: int, *, heldout: bool = False, group: int = 64, p_artwork: float = P_ARTWORK,
-               upright: bool = False, p_mixed: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+               upright: bool = False, p_mixed: float = 0.0, steep: bool = False
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``n`` crops -> (images uint8 ``(n, S, S, 3)``, class index, rotation index); one tile set per ``group``;
     ``p_artwork``: the share of training sets in the artwork; ``p_mixed``: the share of the other training
     sets drawn in a ``mixed_design`` instead of a named design; ``upright``: training sets under
-    ``CHECK_CONDITIONS`` (the near-upright, well-lit subset of the training conditions a table shows most)."""
+    ``CHECK_CONDITIONS`` (the near-upright, well-lit subset of the training conditions a table shows most);
+    ``steep``: training sets under ``STEEP_CONDITIONS`` (the training poses' corner of strong tilt and squeeze)."""
     if heldout != (seed >= HELDOUT_SEED):
         raise ValueError(f"render_set: seed {seed} is on the wrong side of HELDOUT_SEED for heldout={heldout}")
-    if heldout and upright:
-        raise ValueError("render_set: upright is a subset of the training conditions, not a held-out set")
+    if heldout and (upright or steep):
+        raise ValueError("render_set: upright and steep are subsets of the training conditions, not held-out sets")
+    if upright and steep:
+        raise ValueError("render_set: upright or steep, not both")
     designs, cond = (HELDOUT_DESIGNS, HELDOUT_CONDITIONS) if heldout else (TRAIN_DESIGNS, TRAIN_CONDITIONS)
     if upright:
         cond = CHECK_CONDITIONS
+    if steep:
+        cond = STEEP_CONDITIONS
     rng = np.random.default_rng(seed)
     labels = rng.choice(len(CLASSES), size=n, p=class_weights())
     rots = rng.integers(0, 4, size=n)
@@ -215,16 +222,65 @@ def evaluate_heldout(n: int = 2000, *, seed: int = HELDOUT_SEED, classifier=None
     return acc, report
 
 
+# the parts of the held-out conditions swapped one group at a time into the training conditions
+_CONDITION_PARTS = {
+    "training": {},
+    "held-out (all parts)": None,
+    "held-out light and felt/back hues": {"light": HELDOUT_CONDITIONS.light, "felt_hues": HELDOUT_CONDITIONS.felt_hues,
+                                          "back_hues": HELDOUT_CONDITIONS.back_hues,
+                                          "back_colours": HELDOUT_CONDITIONS.back_colours},
+    "held-out tilt and squeeze together": {"tilt_deg": HELDOUT_CONDITIONS.tilt_deg,
+                                           "squeeze": HELDOUT_CONDITIONS.squeeze},
+    "tilt 40-46 at squeeze 1.22": {"tilt_deg": HELDOUT_CONDITIONS.tilt_deg, "squeeze": (1.22, 1.22)},
+    "tilt 38-40, squeeze 1.20-1.22 (training)": {"tilt_deg": (38.0, 40.0), "squeeze": (1.2, 1.22)},
+    "tilt 0-20": {"tilt_deg": (0.0, 20.0)},
+    "tiles 25-35 px (training)": {"tile_px": (25.0, 35.0)},
+    "tiles 55-64 px (training)": {"tile_px": (55.0, 64.0)},
+}
+CONDITION_DESIGNS = ("mincho-ipa-petal", "gothic-ipa-rings", "brush-aoyagi-rings", "kai-ukai-petal")
+
+
+def condition_report(classifier, designs: tuple[str, ...] = CONDITION_DESIGNS, sets: int = 4) -> str:
+    """Where held-out crops are lost: ``sets`` sets of each design, every kind once (empty places left out),
+    read under the training conditions with one group of parts at a time swapped for its held-out range."""
+    from dataclasses import replace
+
+    from hardware.sim.tile_crops import render_sample, set_backs
+
+    tiles = [c for c in CLASSES if c != "none"]
+    lines = [f"designs {', '.join(designs)}; {sets} sets x {len(tiles)} kinds each"]
+    for name, parts in _CONDITION_PARTS.items():
+        cond = HELDOUT_CONDITIONS if parts is None else replace(TRAIN_CONDITIONS, **parts)
+        right = []
+        for design in designs:
+            for k in range(sets):
+                rng = np.random.default_rng(HELDOUT_SEED + 9000 + k)
+                style = design_style(design, rng)
+                backs = set_backs(rng, cond)
+                glossy = bool(rng.random() < 0.6)
+                crops = [render_sample(t, int(rng.integers(4)) * 90, rng, style=style, backs=backs, cond=cond,
+                                       glossy=glossy) for t in tiles]
+                right += [g.best == t for g, t in zip(classifier.classify(crops), tiles, strict=True)]
+        lines.append(f"{name:42s} {np.mean(right):.3f} of {len(right)}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m hardware.sim.training.data [N] [--model FILE]``: the held-out accuracy and confusion report."""
+    """``python -m hardware.sim.training.data [N] [--model FILE] [--by-condition]``: the held-out accuracy and
+    confusion report, or (``--by-condition``) the accuracy with the held-out conditions' parts swapped in one
+    group at a time (:func:`condition_report`)."""
     import argparse
 
     ap = argparse.ArgumentParser(prog="python -m hardware.sim.training.data", description=main.__doc__)
     ap.add_argument("n", type=int, nargs="?", default=4000, help="held-out crops to render (default 4000)")
     ap.add_argument("--model", default=None, help="ONNX model (default: the shipped one)")
+    ap.add_argument("--by-condition", action="store_true", help="accuracy with one held-out part at a time")
     args = ap.parse_args(argv)
     from vision.classifier import DEFAULT_MODEL, OnnxTileClassifier
 
+    if args.by_condition:
+        print(condition_report(OnnxTileClassifier(args.model or DEFAULT_MODEL)))
+        return 0
     _acc, report = evaluate_heldout(args.n, classifier=OnnxTileClassifier(args.model or DEFAULT_MODEL))
     print(report)
     return 0

@@ -20,7 +20,8 @@ renderer, labelled by the shipped model, which reads them exactly: ``data.scene_
 ``--distill TEACHER.onnx`` (also match the teacher's answers on the crops it reads right),
 ``--p-artwork`` (the share of rendered sets in the artwork), ``--p-mixed`` (the share of the others
 drawn in ``tile_designs.mixed_design``), ``--upright`` (render under the near-upright
-subset of the training conditions). The shipped model's recipe is in ``vision/models/MODEL_CARD.md``.
+subset of the training conditions), ``--steep`` (under their corner of strong tilt and squeeze).
+The shipped model's recipe is in ``vision/models/MODEL_CARD.md``.
 """
 
 from __future__ import annotations
@@ -47,14 +48,14 @@ CHUNK = 2000
 WIDTHS = (32, 64, 96, 128, 192, 256)  # the shipped model's (2026-12-03); the artwork model of 2026-11-29: 16,32,48,64,96,128
 
 
-def _render_chunk(seed: int, p_artwork: float = train_data.P_ARTWORK, upright: bool = False, p_mixed: float = 0.0
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    return train_data.render_set(CHUNK, seed, p_artwork=p_artwork, upright=upright, p_mixed=p_mixed)
+def _render_chunk(seed: int, p_artwork: float = train_data.P_ARTWORK, upright: bool = False, p_mixed: float = 0.0,
+                  steep: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return train_data.render_set(CHUNK, seed, p_artwork=p_artwork, upright=upright, p_mixed=p_mixed, steep=steep)
 
 
 def render_training_set(n: int, *, workers: int, fresh: bool, seed_base: int = 1,
-                        p_artwork: float = train_data.P_ARTWORK, upright: bool = False, p_mixed: float = 0.0
-                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                        p_artwork: float = train_data.P_ARTWORK, upright: bool = False, p_mixed: float = 0.0,
+                        steep: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Render (or load from ``.train/``) ``n`` training crops; chunk seeds from ``seed_base`` (small
     integers, never the held-out seed); ``p_artwork``: the share of sets in the artwork."""
     import functools
@@ -62,7 +63,7 @@ def render_training_set(n: int, *, workers: int, fresh: bool, seed_base: int = 1
     from tqdm import tqdm
 
     chunks = (n + CHUNK - 1) // CHUNK
-    share = (("" if p_artwork == train_data.P_ARTWORK else f"_a{p_artwork:g}") + ("_up" if upright else "")
+    share = (("" if p_artwork == train_data.P_ARTWORK else f"_a{p_artwork:g}") + ("_up" if upright else "") + ("_steep" if steep else "")
              + (f"_m{p_mixed:g}" if p_mixed else ""))
     path = CACHE_DIR / f"train_v6_s{seed_base}_{chunks * CHUNK}{share}.npz"
     if path.is_file() and not fresh:
@@ -72,7 +73,7 @@ def render_training_set(n: int, *, workers: int, fresh: bool, seed_base: int = 1
     seeds = list(range(seed_base, seed_base + chunks))
     parts = []
     with mp.get_context("fork").Pool(workers) as pool:
-        render = functools.partial(_render_chunk, p_artwork=p_artwork, upright=upright, p_mixed=p_mixed)
+        render = functools.partial(_render_chunk, p_artwork=p_artwork, upright=upright, p_mixed=p_mixed, steep=steep)
         for part in tqdm(pool.imap(render, seeds), total=chunks, desc="render", unit="chunk"):
             parts.append(part)
     x = np.concatenate([p[0] for p in parts])
@@ -361,6 +362,8 @@ def main(argv: list[str] | None = None) -> int:
                     "a random mix of the training designs' choices (tile_designs.mixed_design)")
     ap.add_argument("--upright", action="store_true", help="render under the near-upright, well-lit subset of "
                     "the training conditions (CHECK_CONDITIONS)")
+    ap.add_argument("--steep", action="store_true", help="render under the training poses' corner of strong tilt "
+                    "and squeeze (STEEP_CONDITIONS)")
     ap.add_argument("--scene-keep", type=float, default=0.35, help="share of the scene crops' backs and empties kept")
     args = ap.parse_args(argv)
     t0 = time.monotonic()
@@ -368,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.samples:
         parts.append(render_training_set(args.samples, workers=args.threads, fresh=args.fresh,
                                          seed_base=args.seed_base, p_artwork=args.p_artwork,
-                                         upright=args.upright, p_mixed=args.p_mixed))
+                                         upright=args.upright, p_mixed=args.p_mixed, steep=args.steep))
     if args.scene_frames:
         parts.append(scene_training_set(args.scene_frames, keep=args.scene_keep))
     render_s = time.monotonic() - t0
