@@ -240,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.ruleset != "none":
         clf.play_set(census_for(load_ruleset(args.ruleset)))
     rng = np.random.default_rng(2026)
-    ours_ok = ours_n = wall_ok = wall_n = 0
+    wall_ok = wall_n = 0
     times: list[float] = []
     warm: list[float] = []
     wall: list[float] = []
@@ -268,7 +268,6 @@ def main(argv: list[str] | None = None) -> int:
                 wall.append((time.perf_counter() - w0) * 1000)
             tiles_per_frame.append(view.tiles_classified)
             cold_ok, cold_n = score(r, st, view, misses)
-            ours_ok, ours_n = ours_ok + cold_ok, ours_n + cold_n
             by_design[design][0] += cold_ok
             by_design[design][1] += cold_n
             loop_st = copy.deepcopy(st)
@@ -284,13 +283,13 @@ def main(argv: list[str] | None = None) -> int:
                 warm.append((time.thread_time() - c0) * 1000)
                 loop_tiles.append(counting.crops)
                 ok, n = score(r, loop_st, loop_view, misses)
-                ours_ok, ours_n = ours_ok + ok, ours_n + n
                 by_design[design][0] += ok
                 by_design[design][1] += n
             false_backs += sum(1 for row in view.other_backs.values() for c in row if c)
             for w, counts in st.walls.items():
                 wall_n += len(counts)
                 wall_ok += sum(int(a == b) for a, b in zip(counts, view.walls.get(w, ()), strict=False))
+    ours_ok, ours_n = (sum(tally[i] for tally in by_design.values()) for i in (0, 1))
     accuracy = ours_ok / max(ours_n, 1)
     if misses:
         print(f"ours: misread {', '.join(misses[:12])}{' ...' if len(misses) > 12 else ''}")

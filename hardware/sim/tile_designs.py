@@ -157,15 +157,16 @@ def design_style(design: str | FaceDesign, rng: np.random.Generator) -> tile_art
 
 
 def render_crops(design: str, tiles: Sequence[str], *, per_tile: int, seed: int,
-                 heldout_conditions: bool = True) -> list[tuple[str, np.ndarray]]:
+                 heldout_conditions: bool = True, cond: Conditions | None = None) -> list[tuple[str, np.ndarray]]:
     """``per_tile`` crops of each of ``tiles`` (mpsz, ``back``, ``none``) from ONE set of ``design``.
 
     The set (its style draw and its two back colours) is fixed by ``seed``; each crop has its own
     angle (quarter turn plus skew), pose, light and camera. Conditions are ``HELDOUT_CONDITIONS``
-    (or ``TRAIN_CONDITIONS``). Returns ``(label, BGR uint8 crop)`` pairs, tiles in the given order,
+    (or ``TRAIN_CONDITIONS``; ``cond``, where given, instead of either). Returns ``(label, BGR uint8 crop)`` pairs, tiles in the given order,
     each crop 64 px on its long side, cut as ``tablectl classify`` expects.
     """
-    cond = HELDOUT_CONDITIONS if heldout_conditions else TRAIN_CONDITIONS
+    if cond is None:
+        cond = HELDOUT_CONDITIONS if heldout_conditions else TRAIN_CONDITIONS
     rng = np.random.default_rng(seed)
     style = design_style(design, rng)
     backs = set_backs(rng, cond)

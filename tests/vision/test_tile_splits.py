@@ -169,7 +169,7 @@ def test_condition_report_swaps_one_held_out_part_at_a_time():
 
     report = data.condition_report(OnnxTileClassifier(), designs=("mincho-ipa-petal",), sets=1).splitlines()
     rows = {line[:42].strip(): float(line[42:].split()[0]) for line in report[1:]}
-    assert list(rows) == list(data._CONDITION_PARTS)     # noqa: SLF001
+    assert list(rows) == list(data.CONDITION_PARTS)
     assert all(0.0 <= v <= 1.0 for v in rows.values()) and report[1].endswith("of 46")
     # the training side of a training design reads better than the fully held-out side
     assert rows["training"] > rows["held-out (all parts)"], rows

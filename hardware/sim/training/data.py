@@ -31,6 +31,7 @@ from hardware.sim.tile_designs import (
     TRAIN_DESIGNS,
     design_style,
     mixed_design,
+    render_crops,
 )
 from vision.decode import CLASSES, INPUT_SIZE, ROTATIONS, prep_one, softmax
 
@@ -223,7 +224,7 @@ def evaluate_heldout(n: int = 2000, *, seed: int = HELDOUT_SEED, classifier=None
 
 
 # the parts of the held-out conditions swapped one group at a time into the training conditions
-_CONDITION_PARTS = {
+CONDITION_PARTS = {
     "training": {},
     "held-out (all parts)": None,
     "held-out light and felt/back hues": {"light": HELDOUT_CONDITIONS.light, "felt_hues": HELDOUT_CONDITIONS.felt_hues,
@@ -245,22 +246,16 @@ def condition_report(classifier, designs: tuple[str, ...] = CONDITION_DESIGNS, s
     read under the training conditions with one group of parts at a time swapped for its held-out range."""
     from dataclasses import replace
 
-    from hardware.sim.tile_crops import render_sample, set_backs
-
     tiles = [c for c in CLASSES if c != "none"]
     lines = [f"designs {', '.join(designs)}; {sets} sets x {len(tiles)} kinds each"]
-    for name, parts in _CONDITION_PARTS.items():
+    for name, parts in CONDITION_PARTS.items():
         cond = HELDOUT_CONDITIONS if parts is None else replace(TRAIN_CONDITIONS, **parts)
         right = []
         for design in designs:
             for k in range(sets):
-                rng = np.random.default_rng(HELDOUT_SEED + 9000 + k)
-                style = design_style(design, rng)
-                backs = set_backs(rng, cond)
-                glossy = bool(rng.random() < 0.6)
-                crops = [render_sample(t, int(rng.integers(4)) * 90, rng, style=style, backs=backs, cond=cond,
-                                       glossy=glossy) for t in tiles]
-                right += [g.best == t for g, t in zip(classifier.classify(crops), tiles, strict=True)]
+                pairs = render_crops(design, tiles, per_tile=1, seed=HELDOUT_SEED + 9000 + k, cond=cond)
+                guesses = classifier.classify([crop for _, crop in pairs])
+                right += [g.best == t for g, (t, _) in zip(guesses, pairs, strict=True)]
         lines.append(f"{name:42s} {np.mean(right):.3f} of {len(right)}")
     return "\n".join(lines)
 
