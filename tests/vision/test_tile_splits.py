@@ -138,6 +138,15 @@ def test_steep_training_renders_stay_on_the_training_side():
     assert xs.shape[0] == 4 and len(ys) == 4
 
 
+def test_one_design_training_renders_stay_on_the_training_side():
+    # --design renders sets of one named training design only; a held-out design is refused by name
+    with pytest.raises(ValueError, match="unicode-symbola"):
+        data.render_set(4, 7, design="unicode-symbola")
+    xs, ys, _ = data.render_set(4, 7, design="unicode-noto")
+    other, _, _ = data.render_set(4, 7, design="mincho-ipa-petal")
+    assert xs.shape[0] == 4 and len(ys) == 4 and not np.array_equal(xs, other)
+
+
 def test_mixed_designs_stay_on_the_training_side_and_vary():
     rng = np.random.default_rng(3)
     designs = [tile_designs.mixed_design(rng) for _ in range(200)]

@@ -64,20 +64,26 @@ def _set_style(rng: np.random.Generator, designs: tuple[str, ...], heldout: bool
 
 
 def render_set(n: int, seed: int, *, heldout: bool = False, group: int = 64, p_artwork: float = P_ARTWORK,
-               upright: bool = False, p_mixed: float = 0.0, steep: bool = False
+               upright: bool = False, p_mixed: float = 0.0, steep: bool = False, design: str | None = None
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``n`` crops -> (images uint8 ``(n, S, S, 3)``, class index, rotation index); one tile set per ``group``;
     ``p_artwork``: the share of training sets in the artwork; ``p_mixed``: the share of the other training
     sets drawn in a ``mixed_design`` instead of a named design; ``upright``: training sets under
     ``CHECK_CONDITIONS`` (the near-upright, well-lit subset of the training conditions a table shows most);
-    ``steep``: training sets under ``STEEP_CONDITIONS`` (the training poses' corner of strong tilt and squeeze)."""
+    ``steep``: training sets under ``STEEP_CONDITIONS`` (the training poses' corner of strong tilt and squeeze);
+    ``design``: every set in this one named training design (no artwork, no mixed sets), for a design the
+    shares above leave rare (a named design gets about one set in a hundred)."""
     if heldout != (seed >= HELDOUT_SEED):
         raise ValueError(f"render_set: seed {seed} is on the wrong side of HELDOUT_SEED for heldout={heldout}")
     if heldout and (upright or steep):
         raise ValueError("render_set: upright and steep are subsets of the training conditions, not held-out sets")
     if upright and steep:
         raise ValueError("render_set: upright or steep, not both")
+    if design is not None and design not in TRAIN_DESIGNS:
+        raise ValueError(f"render_set: {design!r} is not a training design, one of {list(TRAIN_DESIGNS)}")
     designs, cond = (HELDOUT_DESIGNS, HELDOUT_CONDITIONS) if heldout else (TRAIN_DESIGNS, TRAIN_CONDITIONS)
+    if design is not None:
+        designs, p_artwork, p_mixed = (design,), float(design == ARTWORK), 0.0
     if upright:
         cond = CHECK_CONDITIONS
     if steep:
