@@ -66,6 +66,7 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -543,14 +544,48 @@ class EnrolledClassifier:
         return self._answer(list(crops), 4)
 
 
+def pictures_dir(set_path: str | Path) -> Path:
+    """The folder beside a set file that keeps the mat pictures it was made from: ``<stem>_pictures``."""
+    path = Path(set_path)
+    return path.with_name(path.stem + "_pictures")
+
+
+def keep_pictures(samples: Sequence[tuple[str, np.ndarray]], set_path: str | Path) -> Path:
+    """Keep ``(label, crop)`` pictures beside the set file as an enrolment folder (``labels.csv`` and one
+    PNG a picture, the ``tablectl enrol DIR`` format), replacing the folder of an earlier enrolment.
+    A model update refuses the set (it is bound to the model); ``tablectl enrol DIR --out SET`` then
+    makes it again from these pictures, without laying the set out on the mat again."""
+    folder = pictures_dir(set_path)
+    fresh, stale = folder.with_name(folder.name + ".new"), folder.with_name(folder.name + ".old")
+    for leftover in (fresh, stale):       # of an enrolment cut short
+        shutil.rmtree(leftover, ignore_errors=True)
+    fresh.mkdir(parents=True)
+    rows = ["file,label"]
+    for i, (label, crop) in enumerate(samples):
+        name = f"{i + 1:03d}_{label}.png"
+        if not cv2.imwrite(str(fresh / name), to_bgr(crop)):
+            raise OSError(f"{fresh / name}: could not be written")
+        rows.append(f"{name},{label}")
+    (fresh / "labels.csv").write_text("\n".join(rows) + "\n")
+    if folder.exists():
+        folder.rename(stale)
+    fresh.rename(folder)
+    shutil.rmtree(stale, ignore_errors=True)
+    return folder
+
+
 def with_tile_set(classifier, path: str | Path) -> tuple[object, str]:
     """``classifier`` with the tile set at ``path``, and a line for the staff view; the classifier
-    alone (and why) when there is no set or it cannot be used (the refusal is logged)."""
+    alone (and why) when there is no set or it cannot be used (the refusal is logged, with the
+    command that makes the set again from its kept pictures where they are kept)."""
     if not path:
         return classifier, "none (the shipped model)"
     try:
         ts = TileSet.load(path, model_sha256=model_sha256(classifier.model_path))
         return EnrolledClassifier(classifier, ts), f"{path}: {ts.describe()}"
     except TileSetError as err:
-        log.error("camera: %s; reading with the shipped model alone", err)
-        return classifier, f"refused ({err}); the shipped model alone"
+        again = pictures_dir(path)
+        hint = (f"; make it again from its pictures: tablectl enrol {again} --out {path}"
+                if (again / "labels.csv").exists() else "")
+        log.error("camera: %s; reading with the shipped model alone%s", err, hint)
+        return classifier, f"refused ({err}); the shipped model alone{hint}"

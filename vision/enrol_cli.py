@@ -13,7 +13,8 @@ the file and line, exit status 2, and no set file written.
 a tile of each kind in its place; each place is cut out, a grid of the crops with their labels
 is written (``--sheet``) for the staff to check, and after a yes (or ``--yes``) the set is saved
 (default: the data folder's file ``[camera] tile_set`` names, else ``tile_set.json``; point the
-key at it). ``--add-confirmed`` adds
+key at it); the mat's pictures are kept beside it (``<set>_pictures/``, a ``DIR`` for making the
+set again after a model update). ``--add-confirmed`` adds
 the crops the staff confirmed in play (``<data>/confirmed``) to the set in use and saves it again.
 Progress goes to standard error.
 """
@@ -165,7 +166,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(command: str, argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     from vision.classifier import DEFAULT_MODEL, ClassifierError, OnnxTileClassifier
-    from vision.enrol import TileSet, TileSetError, build, model_sha256
+    from vision.enrol import TileSet, TileSetError, build, keep_pictures, model_sha256
 
     modes = sum(bool(x) for x in (args.dir, args.camera, args.frame, args.add_confirmed))
     if modes != 1:
@@ -197,6 +198,12 @@ def main(command: str, argv: list[str]) -> int:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
         tile_set.save(out)
+        if not args.dir and not args.add_confirmed:
+            try:
+                kept = keep_pictures(samples, out)
+                print(f"kept the mat's pictures in {kept} (after a model update: tablectl enrol {kept} --out {out})")
+            except OSError as err:     # the set is saved; only the way to remake it without the mat is lost
+                print(f"tablectl {command}: the mat's pictures were not kept: {err}", file=sys.stderr)
     except _Stop as err:
         print(f"tablectl {command}: {err}", file=sys.stderr)
         return 2

@@ -107,11 +107,16 @@ class EnrolJobs:
         return f"{len(places)} places cut; {odd} read otherwise by the shipped model: check them"
 
     def save(self, labels: list[str]) -> str:
-        from vision.enrol import build
+        from vision.enrol import build, keep_pictures
         samples = [(lab, crop) for lab, (_k, crop) in zip(labels, self.places, strict=True) if lab]
         self._set(step="embedding", done=0, total=len(samples))
         ts = build(self.base_classifier(), samples, progress=self.progress("embedding"), source="staff page, mat")
-        return self._use(ts)
+        used = self._use(ts)
+        try:      # for making the set again after a model update, without the mat (tablectl enrol DIR)
+            keep_pictures(samples, self.set_path())
+        except OSError as err:
+            return f"{used}; the mat's pictures were not kept: {err}"
+        return used
 
     def add_confirmed(self) -> str:
         from vision.confirmed import ConfirmedStore

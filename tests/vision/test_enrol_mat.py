@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
@@ -9,7 +11,7 @@ import pytest
 from controller.cli import main as tablectl
 from hardware.sim.mat_photo import mat_photo
 from vision.classifier import OnnxTileClassifier
-from vision.enrol import TileSet
+from vision.enrol import EnrolledClassifier, TileSet, pictures_dir, with_tile_set
 from vision.enrol_mat import MAT_KINDS, MatError, cut_places, find_mat, render_mat
 
 
@@ -54,6 +56,30 @@ def test_enrol_from_a_mat_photo(photo_file, tmp_path, capsys):
     assert ts.kinds == MAT_KINDS and all(len(ts.vectors[k]) == 1 for k in MAT_KINDS)
     grid = cv2.imread(str(sheet))
     assert grid is not None and grid.shape[1] == 10 * 96
+
+
+def test_a_mat_enrolment_keeps_its_pictures_to_make_the_set_again_for_another_model(photo_file, tmp_path, capsys):
+    # enrolled with an older model (candidate 13 alone), then the model is updated
+    out = tmp_path / "table.set"
+    old_model = Path(__file__).parents[2] / "hardware/sim/training/candidates/cand13.onnx"
+    assert tablectl(["enrol", "--frame", str(photo_file), "--out", str(out), "--yes", "--model", str(old_model)]) == 0
+    kept = pictures_dir(out)
+    assert str(kept) in capsys.readouterr().out
+    rows = (kept / "labels.csv").read_text().splitlines()
+    assert rows[0] == "file,label" and [r.split(",")[1] for r in rows[1:]] == list(MAT_KINDS)
+    clf = OnnxTileClassifier()
+    alone, line = with_tile_set(clf, out)
+    assert alone is clf and "another model" in line and f"tablectl enrol {kept} --out {out}" in line
+    # made again from the kept pictures with the shipped model: no mat, the same set
+    assert tablectl(["enrol", str(kept), "--out", str(out)]) == 0
+    enrolled, line = with_tile_set(clf, out)
+    assert isinstance(enrolled, EnrolledClassifier) and "46 kinds" in line
+    # the pictures are lossless: enrolling the photo itself with this model gives the same vectors
+    again = tmp_path / "again.set"
+    assert tablectl(["enrol", "--frame", str(photo_file), "--out", str(again), "--yes"]) == 0
+    a, b = TileSet.load(out), TileSet.load(again)
+    assert all(np.allclose(a.vectors[k], b.vectors[k], atol=1e-5) for k in MAT_KINDS)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == ["again_pictures", "table_pictures"]
 
 
 def test_enrol_asks_before_saving(photo_file, tmp_path, capsys, monkeypatch):

@@ -80,6 +80,9 @@ def test_capture_check_fix_and_save_in_the_page(daemon, page):
     assert "45 kinds" in page.text_content("#set-in-use")
     ts = TileSet.load(data / "tile_set.json")
     assert len(ts.kinds) == 45 and "back" not in ts.kinds
+    # the pictures it was made from are kept, for making the set again after a model update
+    rows = (data / "tile_set_pictures" / "labels.csv").read_text().splitlines()
+    assert rows[0] == "file,label" and [r.split(",")[1] for r in rows[1:]] == labels[:45]
     parts = httpx.get(f"{url}api/staff/status", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30).json()["parts"]
     assert "45 kinds" in parts["camera"]["tile_set"]
     page.click("#add-confirmed")
