@@ -553,8 +553,8 @@ def pictures_dir(set_path: str | Path) -> Path:
 def keep_pictures(samples: Sequence[tuple[str, np.ndarray]], set_path: str | Path) -> Path:
     """Keep ``(label, crop)`` pictures beside the set file as an enrolment folder (``labels.csv`` and one
     PNG a picture, the ``tablectl enrol DIR`` format), replacing the folder of an earlier enrolment.
-    A model update refuses the set (it is bound to the model); ``tablectl enrol DIR --out SET`` then
-    makes it again from these pictures, without laying the set out on the mat again."""
+    A model update refuses the set (it is bound to the model); :func:`with_tile_set` (or ``tablectl
+    enrol DIR --out SET``) then makes it again from these pictures, without the mat."""
     folder = pictures_dir(set_path)
     fresh, stale = folder.with_name(folder.name + ".new"), folder.with_name(folder.name + ".old")
     for leftover in (fresh, stale):       # of an enrolment cut short
@@ -575,17 +575,30 @@ def keep_pictures(samples: Sequence[tuple[str, np.ndarray]], set_path: str | Pat
 
 
 def with_tile_set(classifier, path: str | Path) -> tuple[object, str]:
-    """``classifier`` with the tile set at ``path``, and a line for the staff view; the classifier
-    alone (and why) when there is no set or it cannot be used (the refusal is logged, with the
-    command that makes the set again from its kept pictures where they are kept)."""
+    """``classifier`` with the tile set at ``path``, and a line for the staff view. A set that cannot
+    be used (made for another model, damaged) is made again from the mat pictures kept beside it
+    (:func:`keep_pictures`) and saved; without them, or if that fails, the classifier alone (and why;
+    the refusal is logged)."""
     if not path:
         return classifier, "none (the shipped model)"
     try:
         ts = TileSet.load(path, model_sha256=model_sha256(classifier.model_path))
         return EnrolledClassifier(classifier, ts), f"{path}: {ts.describe()}"
     except TileSetError as err:
-        again = pictures_dir(path)
-        hint = (f"; make it again from its pictures: tablectl enrol {again} --out {path}"
-                if (again / "labels.csv").exists() else "")
-        log.error("camera: %s; reading with the shipped model alone%s", err, hint)
-        return classifier, f"refused ({err}); the shipped model alone{hint}"
+        refused = err
+    again = pictures_dir(path)
+    if (again / "labels.csv").exists():
+        # the pictures staff confirmed when they enrolled: the set made again for this model (after an
+        # update) or again whole (a damaged file); the labels are theirs, only the embeddings are new
+        from vision.enrol_cli import read_folder
+        try:
+            ts = build(classifier, read_folder(again), source=f"made again from {again}")
+            ts.save(path)
+        except (TileSetError, OSError, ValueError) as err:
+            log.error("camera: %s; making it again from %s failed (%s); reading with the shipped model alone",
+                      refused, again, err)
+            return classifier, f"refused ({refused}); made again from {again}: failed ({err}); the shipped model alone"
+        log.warning("camera: %s; made it again from its pictures %s", refused, again)
+        return EnrolledClassifier(classifier, ts), f"{path}: {ts.describe()} (made again for this model)"
+    log.error("camera: %s; reading with the shipped model alone", refused)
+    return classifier, f"refused ({refused}); the shipped model alone"

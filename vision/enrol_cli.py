@@ -13,8 +13,8 @@ the file and line, exit status 2, and no set file written.
 a tile of each kind in its place; each place is cut out, a grid of the crops with their labels
 is written (``--sheet``) for the staff to check, and after a yes (or ``--yes``) the set is saved
 (default: the data folder's file ``[camera] tile_set`` names, else ``tile_set.json``; point the
-key at it); the mat's pictures are kept beside it (``<set>_pictures/``, a ``DIR`` for making the
-set again after a model update). ``--add-confirmed`` adds
+key at it); the mat's pictures are kept beside it (``<set>_pictures/``, a ``DIR``: the daemon makes
+the set again from them after a model update, ``vision.enrol.with_tile_set``). ``--add-confirmed`` adds
 the crops the staff confirmed in play (``<data>/confirmed``) to the set in use and saves it again.
 Progress goes to standard error.
 """
@@ -31,7 +31,7 @@ from vision.classify_cli import read_image
 DEFAULT_SET_NAME = "tile_set.json"
 
 
-class _Stop(Exception):
+class _Stop(ValueError):
     """Bad input: print the message and exit 2."""
 
 
@@ -74,10 +74,12 @@ def _progress(what: str):
     return show
 
 
-def _from_dir(args, clf) -> tuple[list, str]:
+def read_folder(folder: str | Path, progress=None) -> list:
+    """The ``(label, BGR picture)`` pairs an enrolment folder lists (``labels.csv``); ``progress(done,
+    total)`` every 50 pictures. Raises ``ValueError`` naming the file and line of a bad row or picture."""
     from vision.decode import to_bgr
 
-    folder = Path(args.dir)
+    folder = Path(folder)
     rows = read_labels(folder)
     samples = []
     for i, (label, picture, line) in enumerate(rows, start=1):
@@ -85,9 +87,15 @@ def _from_dir(args, clf) -> tuple[list, str]:
             samples.append((label, to_bgr(read_image(str(picture)))))
         except (OSError, ValueError) as err:
             raise _Stop(f"{folder / 'labels.csv'} line {line}: picture {picture}: {err}") from err
-        if i % 50 == 0 or i == len(rows):
-            print(f"enrol: read {i}/{len(rows)} pictures", file=sys.stderr, flush=True)
-    return samples, f"enrol {folder}"
+        if progress is not None and (i % 50 == 0 or i == len(rows)):
+            progress(i, len(rows))
+    return samples
+
+
+def _from_dir(args, clf) -> tuple[list, str]:
+    def show(done: int, total: int) -> None:
+        print(f"enrol: read {done}/{total} pictures", file=sys.stderr, flush=True)
+    return read_folder(args.dir, show), f"enrol {Path(args.dir)}"
 
 
 def _from_mat(args, clf) -> tuple[list, str]:
@@ -201,7 +209,7 @@ def main(command: str, argv: list[str]) -> int:
         if not args.dir and not args.add_confirmed:
             try:
                 kept = keep_pictures(samples, out)
-                print(f"kept the mat's pictures in {kept} (after a model update: tablectl enrol {kept} --out {out})")
+                print(f"kept the mat's pictures in {kept} (the set is made again from them after a model update)")
             except OSError as err:     # the set is saved; only the way to remake it without the mat is lost
                 print(f"tablectl {command}: the mat's pictures were not kept: {err}", file=sys.stderr)
     except _Stop as err:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import shutil
 from pathlib import Path
 
 import cv2
@@ -11,7 +13,7 @@ import pytest
 from controller.cli import main as tablectl
 from hardware.sim.mat_photo import mat_photo
 from vision.classifier import OnnxTileClassifier
-from vision.enrol import EnrolledClassifier, TileSet, pictures_dir, with_tile_set
+from vision.enrol import EnrolledClassifier, TileSet, TileSetError, model_sha256, pictures_dir, with_tile_set
 from vision.enrol_mat import MAT_KINDS, MatError, cut_places, find_mat, render_mat
 
 
@@ -58,8 +60,9 @@ def test_enrol_from_a_mat_photo(photo_file, tmp_path, capsys):
     assert grid is not None and grid.shape[1] == 10 * 96
 
 
-def test_a_mat_enrolment_keeps_its_pictures_to_make_the_set_again_for_another_model(photo_file, tmp_path, capsys):
-    # enrolled with an older model (candidate 13 alone), then the model is updated
+def test_a_mat_enrolment_keeps_its_pictures_and_the_set_is_made_again_for_another_model(photo_file, tmp_path,
+                                                                                          capsys, caplog):
+    # enrolled with an older model (candidate 13 alone); then the model is updated
     out = tmp_path / "table.set"
     old_model = Path(__file__).parents[2] / "hardware/sim/training/candidates/cand13.onnx"
     assert tablectl(["enrol", "--frame", str(photo_file), "--out", str(out), "--yes", "--model", str(old_model)]) == 0
@@ -68,18 +71,41 @@ def test_a_mat_enrolment_keeps_its_pictures_to_make_the_set_again_for_another_mo
     rows = (kept / "labels.csv").read_text().splitlines()
     assert rows[0] == "file,label" and [r.split(",")[1] for r in rows[1:]] == list(MAT_KINDS)
     clf = OnnxTileClassifier()
-    alone, line = with_tile_set(clf, out)
-    assert alone is clf and "another model" in line and f"tablectl enrol {kept} --out {out}" in line
-    # made again from the kept pictures with the shipped model: no mat, the same set
-    assert tablectl(["enrol", str(kept), "--out", str(out)]) == 0
-    enrolled, line = with_tile_set(clf, out)
-    assert isinstance(enrolled, EnrolledClassifier) and "46 kinds" in line
+    with pytest.raises(TileSetError, match="another model"):
+        TileSet.load(out, model_sha256=model_sha256(clf.model_path))
+    # the daemon's camera makes the set again from the kept pictures, for this model, and saves it
+    with caplog.at_level(logging.WARNING, logger="vision.enrol"):
+        enrolled, line = with_tile_set(clf, out)
+    assert isinstance(enrolled, EnrolledClassifier) and "46 kinds" in line and "made again" in line
+    assert "another model" in caplog.text and str(kept) in caplog.text
+    made = TileSet.load(out, model_sha256=model_sha256(clf.model_path))
     # the pictures are lossless: enrolling the photo itself with this model gives the same vectors
     again = tmp_path / "again.set"
     assert tablectl(["enrol", "--frame", str(photo_file), "--out", str(again), "--yes"]) == 0
-    a, b = TileSet.load(out), TileSet.load(again)
-    assert all(np.allclose(a.vectors[k], b.vectors[k], atol=1e-5) for k in MAT_KINDS)
-    assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == ["again_pictures", "table_pictures"]
+    direct = TileSet.load(again)
+    assert all(np.allclose(made.vectors[k], direct.vectors[k], atol=1e-5) for k in MAT_KINDS)
+    # by hand, the same: tablectl enrol on the kept folder
+    assert tablectl(["enrol", str(kept), "--out", str(tmp_path / "hand.set")]) == 0
+    assert TileSet.load(tmp_path / "hand.set").kinds == MAT_KINDS
+
+
+def test_a_set_that_cannot_be_made_again_is_refused_and_left_as_it_was(photo_file, tmp_path, caplog):
+    out = tmp_path / "table.set"
+    old_model = Path(__file__).parents[2] / "hardware/sim/training/candidates/cand13.onnx"
+    assert tablectl(["enrol", "--frame", str(photo_file), "--out", str(out), "--yes", "--model", str(old_model)]) == 0
+    before = out.read_bytes()
+    kept = pictures_dir(out)
+    (kept / "003_3m.png").unlink()                 # a kept picture lost
+    clf = OnnxTileClassifier()
+    with caplog.at_level(logging.ERROR, logger="vision.enrol"):
+        alone, line = with_tile_set(clf, out)
+    assert alone is clf and "another model" in line and "003_3m.png" in line and "model alone" in line
+    assert "003_3m.png" in caplog.text
+    assert out.read_bytes() == before
+    # no pictures kept (a set from a folder, or enrolled before they were kept): refused, the model alone
+    shutil.rmtree(kept)
+    alone, line = with_tile_set(clf, out)
+    assert alone is clf and line.startswith("refused (") and "made again" not in line
 
 
 def test_enrol_asks_before_saving(photo_file, tmp_path, capsys, monkeypatch):
