@@ -112,7 +112,7 @@ class EnrolJobs:
         self._set(step="embedding", done=0, total=len(samples))
         ts = build(self.base_classifier(), samples, progress=self.progress("embedding"), source="staff page, mat")
         used = self._use(ts)
-        try:      # for making the set again after a model update, without the mat (tablectl enrol DIR)
+        try:      # the set is made again from them after a model update (vision.enrol.with_tile_set)
             keep_pictures(samples, self.set_path())
         except OSError as err:
             return f"{used}; the mat's pictures were not kept: {err}"
