@@ -61,6 +61,7 @@ rendered held-out designs, ``tests/vision/test_enrol_heldout.py``).
 from __future__ import annotations
 
 import base64
+import csv
 import datetime as dt
 import hashlib
 import json
@@ -76,6 +77,7 @@ import numpy as np
 
 from vision.decode import CLASSES, TileGuess, decode, prep_one, softmax, to_bgr
 from vision.layout import VisionError
+from vision.pictures import read_image
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +96,10 @@ Progress = Callable[[int, int], None]
 
 class TileSetError(VisionError, ValueError):
     """A set file is missing, damaged, not a set file, or made for another model; or enrolment input is bad."""
+
+
+class ForeignSetError(TileSetError):
+    """A sound set file made for another model version."""
 
 
 def model_sha256(path: str | Path) -> str:
@@ -309,7 +315,7 @@ class TileSet:
         if min(ts.rule["tau"], ts.rule["gate_width"]) <= 0 or ts.rule["whiten"] < 0:
             raise TileSetError(f"tile set {path}: damaged (rule {ts.rule}: tau and gate_width must be above 0, whiten not below)")
         if model_sha256 is not None and ts.model_sha256 != model_sha256:
-            raise TileSetError(f"tile set {path}: made for another model version (model sha256 "
+            raise ForeignSetError(f"tile set {path}: made for another model version (model sha256 "
                                f"{ts.model_sha256[:12]}..., this model is {model_sha256[:12]}...): enrol the set again")
         return ts
 
@@ -544,6 +550,59 @@ class EnrolledClassifier:
         return self._answer(list(crops), 4)
 
 
+class FolderError(ValueError):
+    """An enrolment folder that cannot be read: the message names the file and line."""
+
+
+def read_labels(folder: Path) -> list[tuple[str, Path, int]]:
+    """``(label, picture path, line)`` for each row of ``folder/labels.csv`` (header ``file,label``).
+    Raises :class:`FolderError` naming the file and line."""
+    if not folder.is_dir():
+        raise FolderError(f"{folder}: not a folder")
+    path = folder / "labels.csv"
+    if not path.is_file():
+        raise FolderError(f"{path}: not found (expected a labels.csv with header 'file,label')")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as err:
+        raise FolderError(f"{path}: cannot read it ({err})") from err
+    rows = list(csv.reader(text.splitlines()))
+    if not rows or [c.strip() for c in rows[0]] != ["file", "label"]:
+        got = ",".join(rows[0]) if rows else "an empty file"
+        raise FolderError(f"{path} line 1: malformed header {got!r}, expected 'file,label'")
+    out = []
+    for line, row in enumerate(rows[1:], start=2):
+        if not row or all(not c.strip() for c in row):
+            continue
+        if len(row) != 2 or not row[0].strip():
+            raise FolderError(f"{path} line {line}: malformed row {','.join(row)!r}, expected 'file,label'")
+        name, label = row[0].strip(), row[1].strip()
+        if label not in ENROL_KINDS:
+            raise FolderError(f"{path} line {line}: unknown label {label!r} (mpsz like 5p, 0m for a red five, "
+                              "1f..8f, back)")
+        out.append((label, folder / name, line))
+    if not out:
+        raise FolderError(f"{path}: no pictures listed")
+    return out
+
+
+def read_folder(folder: str | Path, progress: Progress | None = None) -> list[tuple[str, np.ndarray]]:
+    """The ``(label, BGR picture)`` pairs an enrolment folder lists (``labels.csv``, the ``tablectl enrol
+    DIR`` format); ``progress(done, total)`` every 50 pictures. Raises :class:`FolderError` naming the
+    file and line of a bad row or picture."""
+    folder = Path(folder)
+    rows = read_labels(folder)
+    samples = []
+    for i, (label, picture, line) in enumerate(rows, start=1):
+        try:
+            samples.append((label, to_bgr(read_image(str(picture)))))
+        except (OSError, ValueError) as err:
+            raise FolderError(f"{folder / 'labels.csv'} line {line}: picture {picture}: {err}") from err
+        if progress is not None and (i % 50 == 0 or i == len(rows)):
+            progress(i, len(rows))
+    return samples
+
+
 def pictures_dir(set_path: str | Path) -> Path:
     """The folder beside a set file that keeps the mat pictures it was made from: ``<stem>_pictures``."""
     path = Path(set_path)
@@ -574,10 +633,22 @@ def keep_pictures(samples: Sequence[tuple[str, np.ndarray]], set_path: str | Pat
     return folder
 
 
+def keep_added_pictures(samples: Sequence[tuple[str, np.ndarray]], base_path: str | Path,
+                        set_path: str | Path) -> Path | None:
+    """After ``samples`` are added to the set at ``base_path`` (``build(..., base=...)``) and saved at
+    ``set_path``: keep the base's pictures and these beside ``set_path``, so the set made again after a
+    model update holds them all. ``None`` (nothing kept) where the base kept no pictures: such a set
+    cannot be made again anyway. Raises OSError or :class:`FolderError` if the kept ones cannot be read."""
+    kept = pictures_dir(base_path)
+    if not (kept / "labels.csv").exists():
+        return None
+    return keep_pictures([*read_folder(kept), *samples], set_path)
+
+
 def with_tile_set(classifier, path: str | Path) -> tuple[object, str]:
     """``classifier`` with the tile set at ``path``, and a line for the staff view. A set that cannot
-    be used (made for another model, damaged) is made again from the mat pictures kept beside it
-    (:func:`keep_pictures`) and saved; without them, or if that fails, the classifier alone (and why;
+    be used (made for another model, damaged) is made again from the pictures kept beside it (the
+    mat's, :func:`keep_pictures`, and those added from play, :func:`keep_added_pictures`) and saved; without them, or if that fails, the classifier alone (and why;
     the refusal is logged)."""
     if not path:
         return classifier, "none (the shipped model)"
@@ -590,7 +661,6 @@ def with_tile_set(classifier, path: str | Path) -> tuple[object, str]:
     if (again / "labels.csv").exists():
         # the pictures staff confirmed when they enrolled: the set made again for this model (after an
         # update) or again whole (a damaged file); the labels are theirs, only the embeddings are new
-        from vision.enrol_cli import read_folder
         try:
             ts = build(classifier, read_folder(again), source=f"made again from {again}")
             ts.save(path)
@@ -599,6 +669,7 @@ def with_tile_set(classifier, path: str | Path) -> tuple[object, str]:
                       refused, again, err)
             return classifier, f"refused ({refused}); made again from {again}: failed ({err}); the shipped model alone"
         log.warning("camera: %s; made it again from its pictures %s", refused, again)
-        return EnrolledClassifier(classifier, ts), f"{path}: {ts.describe()} (made again for this model)"
+        why = "for this model" if isinstance(refused, ForeignSetError) else "from its pictures: the file was unusable"
+        return EnrolledClassifier(classifier, ts), f"{path}: {ts.describe()} (made again {why})"
     log.error("camera: %s; reading with the shipped model alone", refused)
     return classifier, f"refused ({refused}); the shipped model alone"

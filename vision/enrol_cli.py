@@ -15,18 +15,18 @@ is written (``--sheet``) for the staff to check, and after a yes (or ``--yes``) 
 (default: the data folder's file ``[camera] tile_set`` names, else ``tile_set.json``; point the
 key at it); the mat's pictures are kept beside it (``<set>_pictures/``, a ``DIR``: the daemon makes
 the set again from them after a model update, ``vision.enrol.with_tile_set``). ``--add-confirmed`` adds
-the crops the staff confirmed in play (``<data>/confirmed``) to the set in use and saves it again.
+the crops the staff confirmed in play (``<data>/confirmed``) to the set in use and saves it again; where
+the set kept its pictures, the added crops are kept with them.
 Progress goes to standard error.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 from pathlib import Path
 
-from vision.classify_cli import read_image
+from vision.pictures import read_image
 
 DEFAULT_SET_NAME = "tile_set.json"
 
@@ -35,67 +35,16 @@ class _Stop(ValueError):
     """Bad input: print the message and exit 2."""
 
 
-def read_labels(folder: Path) -> list[tuple[str, Path, int]]:
-    """``(label, picture path, line)`` for each row of ``folder/labels.csv``. Raises _Stop naming file and line."""
-    from vision.enrol import ENROL_KINDS
-
-    if not folder.is_dir():
-        raise _Stop(f"{folder}: not a folder")
-    path = folder / "labels.csv"
-    if not path.is_file():
-        raise _Stop(f"{path}: not found (expected a labels.csv with header 'file,label')")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as err:
-        raise _Stop(f"{path}: cannot read it ({err})") from err
-    rows = list(csv.reader(text.splitlines()))
-    if not rows or [c.strip() for c in rows[0]] != ["file", "label"]:
-        got = ",".join(rows[0]) if rows else "an empty file"
-        raise _Stop(f"{path} line 1: malformed header {got!r}, expected 'file,label'")
-    out = []
-    for line, row in enumerate(rows[1:], start=2):
-        if not row or all(not c.strip() for c in row):
-            continue
-        if len(row) != 2 or not row[0].strip():
-            raise _Stop(f"{path} line {line}: malformed row {','.join(row)!r}, expected 'file,label'")
-        name, label = row[0].strip(), row[1].strip()
-        if label not in ENROL_KINDS:
-            raise _Stop(f"{path} line {line}: unknown label {label!r} (mpsz like 5p, 0m for a red five, "
-                        "1f..8f, back)")
-        out.append((label, folder / name, line))
-    if not out:
-        raise _Stop(f"{path}: no pictures listed")
-    return out
-
-
-def _progress(what: str):
+def _progress(what: str, unit: str = ""):
     def show(done: int, total: int) -> None:
-        print(f"enrol: {what} {done}/{total}", file=sys.stderr, flush=True)
+        print(f"enrol: {what} {done}/{total}{unit}", file=sys.stderr, flush=True)
     return show
 
 
-def read_folder(folder: str | Path, progress=None) -> list:
-    """The ``(label, BGR picture)`` pairs an enrolment folder lists (``labels.csv``); ``progress(done,
-    total)`` every 50 pictures. Raises ``ValueError`` naming the file and line of a bad row or picture."""
-    from vision.decode import to_bgr
-
-    folder = Path(folder)
-    rows = read_labels(folder)
-    samples = []
-    for i, (label, picture, line) in enumerate(rows, start=1):
-        try:
-            samples.append((label, to_bgr(read_image(str(picture)))))
-        except (OSError, ValueError) as err:
-            raise _Stop(f"{folder / 'labels.csv'} line {line}: picture {picture}: {err}") from err
-        if progress is not None and (i % 50 == 0 or i == len(rows)):
-            progress(i, len(rows))
-    return samples
-
-
 def _from_dir(args, clf) -> tuple[list, str]:
-    def show(done: int, total: int) -> None:
-        print(f"enrol: read {done}/{total} pictures", file=sys.stderr, flush=True)
-    return read_folder(args.dir, show), f"enrol {Path(args.dir)}"
+    from vision.enrol import read_folder
+
+    return read_folder(args.dir, _progress("read", " pictures")), f"enrol {Path(args.dir)}"
 
 
 def _from_mat(args, clf) -> tuple[list, str]:
@@ -174,7 +123,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(command: str, argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     from vision.classifier import DEFAULT_MODEL, ClassifierError, OnnxTileClassifier
-    from vision.enrol import TileSet, TileSetError, build, keep_pictures, model_sha256
+    from vision.enrol import TileSet, TileSetError, build, keep_added_pictures, keep_pictures, model_sha256
 
     modes = sum(bool(x) for x in (args.dir, args.camera, args.frame, args.add_confirmed))
     if modes != 1:
@@ -206,15 +155,16 @@ def main(command: str, argv: list[str]) -> int:
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
         tile_set.save(out)
-        if not args.dir and not args.add_confirmed:
+        if not args.dir:
             try:
-                kept = keep_pictures(samples, out)
-                print(f"kept the mat's pictures in {kept} (the set is made again from them after a model update)")
-            except OSError as err:     # the set is saved; only the way to remake it without the mat is lost
-                print(f"tablectl {command}: the mat's pictures were not kept: {err}", file=sys.stderr)
-    except _Stop as err:
-        print(f"tablectl {command}: {err}", file=sys.stderr)
-        return 2
+                if not args.add_confirmed:
+                    kept = keep_pictures(samples, out)
+                else:            # beside the base's own pictures, where it kept them
+                    kept = None if base is None else keep_added_pictures(samples, base_path, out)
+                if kept is not None:
+                    print(f"kept the pictures in {kept} (the set is made again from them after a model update)")
+            except (OSError, ValueError) as err:   # the set is saved; only the way to remake it without the mat is lost
+                print(f"tablectl {command}: the pictures were not kept: {err}", file=sys.stderr)
     except (ClassifierError, TileSetError, OSError, ValueError) as err:
         print(f"tablectl {command}: {err}", file=sys.stderr)
         return 2

@@ -120,7 +120,7 @@ class EnrolJobs:
 
     def add_confirmed(self) -> str:
         from vision.confirmed import ConfirmedStore
-        from vision.enrol import TileSet, build, model_sha256
+        from vision.enrol import TileSet, build, keep_added_pictures, model_sha256
         clf = self.base_classifier()
         samples = ConfirmedStore(self.data_dir() / "confirmed").samples()
         if not samples:
@@ -128,7 +128,13 @@ class EnrolJobs:
         path = self.set_path()
         base = TileSet.load(path, model_sha256=model_sha256(clf.model_path)) if path.exists() else None
         ts = build(clf, samples, progress=self.progress("embedding"), source="confirmed crops", base=base)
-        return self._use(ts)
+        used = self._use(ts)
+        try:      # beside the mat's: the set made again after a model update holds them too
+            if base is not None:
+                keep_added_pictures(samples, path, path)
+        except (OSError, ValueError) as err:
+            return f"{used}; the added pictures were not kept: {err}"
+        return used
 
     def _use(self, ts) -> str:
         from vision.enrol import EnrolledClassifier

@@ -13,6 +13,7 @@ import pytest
 from controller.cli import main as tablectl
 from hardware.sim.mat_photo import mat_photo
 from vision.classifier import OnnxTileClassifier
+from vision.confirmed import ConfirmedStore
 from vision.enrol import EnrolledClassifier, TileSet, TileSetError, model_sha256, pictures_dir, with_tile_set
 from vision.enrol_mat import MAT_KINDS, MatError, cut_places, find_mat, render_mat
 
@@ -87,6 +88,35 @@ def test_a_mat_enrolment_keeps_its_pictures_and_the_set_is_made_again_for_anothe
     # by hand, the same: tablectl enrol on the kept folder
     assert tablectl(["enrol", str(kept), "--out", str(tmp_path / "hand.set")]) == 0
     assert TileSet.load(tmp_path / "hand.set").kinds == MAT_KINDS
+
+
+def test_crops_added_from_play_are_kept_with_the_mat_pictures_and_a_damaged_set_is_made_again(
+        photo_file, tmp_path, capsys):
+    data = tmp_path / "data"
+    out = data / "tile_set.json"
+    old_model = Path(__file__).parents[2] / "hardware/sim/training/candidates/cand13.onnx"
+    assert tablectl(["enrol", "--frame", str(photo_file), "--out", str(out), "--yes", "--model", str(old_model)]) == 0
+    # three crops staff confirmed in play, cut from the mat's own places
+    frame = cv2.imread(str(photo_file))
+    places = dict(cut_places(frame, find_mat(frame)))
+    ConfirmedStore(data / "confirmed").keep([(k, places[k], k, 0.8) for k in ("2p", "7s", "6z")], now=86400.0)
+    capsys.readouterr()
+    assert tablectl(["enrol", "--add-confirmed", "--data", str(data), "--model", str(old_model)]) == 0
+    assert str(pictures_dir(out)) in capsys.readouterr().out
+    assert TileSet.load(out).count == len(MAT_KINDS) + 3
+    rows = (pictures_dir(out) / "labels.csv").read_text().splitlines()[1:]
+    assert sorted(r.split(",")[1] for r in rows) == sorted([*MAT_KINDS, "2p", "7s", "6z"])
+    # the model is updated: the set made again holds the added crops too
+    clf = OnnxTileClassifier()
+    enrolled, line = with_tile_set(clf, out)
+    assert isinstance(enrolled, EnrolledClassifier) and "(made again for this model)" in line
+    made = TileSet.load(out, model_sha256=model_sha256(clf.model_path))
+    assert made.count == len(MAT_KINDS) + 3 and len(made.vectors["7s"]) == 2
+    # a damaged file (cut short) is made again from the same pictures, and the line says why
+    out.write_bytes(out.read_bytes()[:-200])
+    enrolled, line = with_tile_set(clf, out)
+    assert isinstance(enrolled, EnrolledClassifier) and "the file was unusable" in line and "this model" not in line
+    assert TileSet.load(out, model_sha256=model_sha256(clf.model_path)).count == made.count
 
 
 def test_a_set_that_cannot_be_made_again_is_refused_and_left_as_it_was(photo_file, tmp_path, caplog):

@@ -108,3 +108,11 @@ def test_reading_confidence_per_kind_over_days(daemon, page):
     assert by_kind["5p"] == ["0.97", "0.00"] and by_kind["7s"] == ["0.95", "0.96"]
     assert page.eval_on_selector_all("table.confidence td.low", "tds => tds.length") == 1
     assert page.text_content("#confirmed-count") == "4"
+    # added to the set the page saved (the test before): kept beside its mat pictures, so the set
+    # made again after a model update holds them too
+    page.click("#add-confirmed")
+    page.wait_for_function("document.getElementById('job-msg').textContent.startsWith('saved')", timeout=90_000)
+    ts = TileSet.load(data / "tile_set.json")
+    assert ts.count == 45 + 4
+    rows = (data / "tile_set_pictures" / "labels.csv").read_text().splitlines()[1:]
+    assert len(rows) == ts.count and [r.split(",")[1] for r in rows[45:]].count("5p") == 2
