@@ -81,11 +81,18 @@ class TileStyle:
     glyph_affine: tuple[float, float, float] = (1.0, 1.0, 0.0)  # x scale, y scale, shear: other fonts
     frame_bgr: tuple[int, int, int] = (150, 80, 20)
     design: object = None  # a tile_faces.FaceDesign drawing the glyphs; None: the artwork
+    # an engraved, played set (see worn_style): the groove's shading (0: a flat print), paint worn off in
+    # patches (0..1), thick strokes painted only along their edges (art px; 0: filled), the wear's pattern
+    relief: float = 0.0
+    wear: float = 0.0
+    outline_px: int = 0
+    wear_seed: int = 0
 
     def __hash__(self) -> int:  # ink is a dict; hash its items so styles can key caches
         return hash((self.face_bgr, tuple(sorted(self.ink.items())), self.stroke_px,
                      self.is_red_five_whole, self.has_haku_frame, self.has_corner_numbers,
-                     self.glyph_scale, self.glyph_affine, self.frame_bgr, self.design))
+                     self.glyph_scale, self.glyph_affine, self.frame_bgr, self.design,
+                     self.relief, self.wear, self.outline_px, self.wear_seed))
 
 
 DEFAULT_STYLE = TileStyle()
@@ -119,6 +126,46 @@ def random_style(rng: np.random.Generator) -> TileStyle:
         glyph_affine=(float(rng.uniform(0.86, 1.08)), float(rng.uniform(0.9, 1.08)), float(rng.uniform(-0.08, 0.08))),
         frame_bgr=pick(_BLUE_INKS + _DARK_INKS),
     )
+
+
+def worn_style(style: TileStyle, rng: np.random.Generator) -> TileStyle:
+    """``style`` as a real set that has been played: engraved faces whose grooves shade on one side,
+    paint worn off in patches, and (one set in five) thick strokes painted only along their edges."""
+    return replace(style, relief=float(rng.uniform(0.3, 1.0)), wear=float(rng.uniform(0.0, 0.6)),
+                   outline_px=int(rng.integers(2, 5)) if rng.random() < 0.2 else 0,
+                   wear_seed=int(rng.integers(1 << 30)))
+
+
+def _weathered(tile: str, glyph: np.ndarray, style: TileStyle) -> tuple[np.ndarray, np.ndarray]:
+    """The glyph layer (BGRA float) worn and hollowed as ``style`` says, and the groove's shading
+    (a layer to put over the face: dark on the side away from the light, light on the other)."""
+    glyph = glyph.copy()
+    groove = glyph[:, :, 3].copy()
+    if style.outline_px:
+        k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * style.outline_px + 1,) * 2)
+        glyph[:, :, 3] = np.clip(groove - cv2.erode(groove, k), 0, 1)
+    rng = np.random.default_rng((style.wear_seed, sum(map(ord, tile))))
+    if style.wear:
+        patches = cv2.resize(rng.random((6, 5)).astype(np.float32), (ART_W, ART_H), interpolation=cv2.INTER_CUBIC)
+        specks = cv2.GaussianBlur(rng.random((ART_H, ART_W)).astype(np.float32), (0, 0), 1.2)
+        fade = np.clip(style.wear * (1.6 * patches + 2.0 * (specks - 0.5)), 0, 0.85)
+        glyph[:, :, 3] *= 1 - fade
+    shading = np.zeros((ART_H, ART_W, 4), np.float32)
+    if style.relief:
+        ang = rng.uniform(0, 2 * np.pi)
+        d = rng.uniform(1.5, 3.0)
+        dx, dy = d * np.cos(ang), d * np.sin(ang)
+
+        def shifted(a: np.ndarray, sx: float, sy: float) -> np.ndarray:
+            return cv2.warpAffine(a, np.float32([[1, 0, sx], [0, 1, sy]]), (ART_W, ART_H), flags=cv2.INTER_LINEAR)
+
+        dark = np.clip(shifted(groove, dx, dy) - groove, 0, 1) * style.relief * 0.6
+        light = np.clip(shifted(groove, -dx, -dy) - groove, 0, 1) * style.relief * 0.5
+        face = np.array(style.face_bgr, np.float32) / 255.0
+        total = np.maximum(dark, light)
+        colour = np.where((dark >= light)[..., None], face * 0.45, np.float32(1.0))
+        shading = np.dstack([colour, total]).astype(np.float32)
+    return glyph, shading
 
 
 # --------------------------------------------------------------------------- artwork loading
@@ -339,6 +386,10 @@ def _face_art(tile: str, style: TileStyle) -> np.ndarray:
             cv2.rectangle(glyph, (32, 36), (ART_W - 33, ART_H - 37), col, 2, cv2.LINE_AA)
         else:
             glyph = _styled_glyph(tile, style)
+        if style.relief or style.wear or style.outline_px:
+            glyph, shading = _weathered(tile, glyph, style)
+            s = shading[:, :, 3:4]
+            face = face * (1 - s) + shading[:, :, :3] * s
         a = glyph[:, :, 3:4]
         face = face * (1 - a) + glyph[:, :, :3] * a
         if style.has_corner_numbers and _corner_mark(tile):

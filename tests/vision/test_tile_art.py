@@ -98,3 +98,21 @@ def test_packaged_art_is_used_without_shared(monkeypatch):
     monkeypatch.delenv(tile_art.ASSET_ENV, raising=False)
     assert tile_art.art_dir() == tile_art.PACKAGE_ART_DIR
     assert (tile_art.PACKAGE_ART_DIR / "front.png").is_file()
+
+
+def test_a_worn_set_keeps_its_kinds_apart_and_is_reproducible():
+    base = tile_art.random_style(np.random.default_rng(11))
+    worn = tile_art.worn_style(base, np.random.default_rng(5))
+    assert worn == tile_art.worn_style(base, np.random.default_rng(5)) and worn.relief > 0
+    plain, aged = (tile_art.tile_face("7z", 60, 80, style=s).astype(int) for s in (base, worn))
+    assert np.abs(plain - aged).sum(axis=2).max() > 60          # grooves shaded, paint worn
+    assert np.array_equal(tile_art.tile_face("7z", 60, 80, style=worn), tile_art.tile_face("7z", 60, 80, style=worn))
+    hollow = tile_art.with_style(worn, outline_px=3, wear=0.0)
+    faces = {t: tile_art.tile_face(t, 60, 80, style=hollow).astype(int) for t in ("4p", "5p", "7s", "9s", "5z")}
+    for a, b in [("4p", "5p"), ("7s", "9s")]:
+        assert np.abs(faces[a] - faces[b]).mean() > 3, (a, b)
+    # the strokes painted only along their edges: less ink than the filled face
+    filled = tile_art.tile_face("5p", 60, 80, style=tile_art.with_style(hollow, outline_px=0)).astype(int)
+    def inked(face):
+        return (np.abs(face - faces["5z"]).sum(axis=2) > 120).sum()
+    assert 0 < inked(faces["5p"]) < inked(filled)

@@ -55,6 +55,8 @@ def test_render_set_refuses_a_seed_from_the_other_side():
         data.render_set(4, tile_designs.HELDOUT_SEED + 3)
     with pytest.raises(ValueError, match="wrong side"):
         data.render_set(4, 12, heldout=True)
+    with pytest.raises(ValueError, match="worn sets are a training draw"):
+        data.render_set(4, tile_designs.HELDOUT_SEED + 3, heldout=True, wear=0.5)
 
 
 @pytest.mark.parametrize("font", sorted(tile_faces.FONT_FILES))

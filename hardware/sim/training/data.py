@@ -64,21 +64,24 @@ def _set_style(rng: np.random.Generator, designs: tuple[str, ...], heldout: bool
 
 
 def render_set(n: int, seed: int, *, heldout: bool = False, group: int = 64, p_artwork: float = P_ARTWORK,
-               upright: bool = False, p_mixed: float = 0.0, steep: bool = False, design: str | None = None
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+               upright: bool = False, p_mixed: float = 0.0, steep: bool = False, design: str | None = None,
+               wear: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``n`` crops -> (images uint8 ``(n, S, S, 3)``, class index, rotation index); one tile set per ``group``;
     ``p_artwork``: the share of training sets in the artwork; ``p_mixed``: the share of the other training
     sets drawn in a ``mixed_design`` instead of a named design; ``upright``: training sets under
     ``CHECK_CONDITIONS`` (the near-upright, well-lit subset of the training conditions a table shows most);
     ``steep``: training sets under ``STEEP_CONDITIONS`` (the training poses' corner of strong tilt and squeeze);
     ``design``: every set in this one named training design (no artwork, no mixed sets), for a design the
-    shares above leave rare (a named design gets about one set in a hundred)."""
+    shares above leave rare (a named design gets about one set in a hundred); ``wear``: the share of training
+    sets drawn as played, engraved sets (``tile_art.worn_style``: shaded grooves, worn paint, outlined strokes)."""
     if heldout != (seed >= HELDOUT_SEED):
         raise ValueError(f"render_set: seed {seed} is on the wrong side of HELDOUT_SEED for heldout={heldout}")
     if heldout and (upright or steep):
         raise ValueError("render_set: upright and steep are subsets of the training conditions, not held-out sets")
     if upright and steep:
         raise ValueError("render_set: upright or steep, not both")
+    if heldout and wear:
+        raise ValueError("render_set: worn sets are a training draw, not a held-out set")
     if design is not None and design not in TRAIN_DESIGNS:
         raise ValueError(f"render_set: {design!r} is not a training design, one of {list(TRAIN_DESIGNS)}")
     designs, cond = (HELDOUT_DESIGNS, HELDOUT_CONDITIONS) if heldout else (TRAIN_DESIGNS, TRAIN_CONDITIONS)
@@ -96,6 +99,8 @@ def render_set(n: int, seed: int, *, heldout: bool = False, group: int = 64, p_a
     for i in range(n):
         if i % group == 0:
             style = _set_style(rng, designs, heldout, p_artwork, p_mixed)
+            if wear and rng.random() < wear:
+                style = tile_art.worn_style(style, rng)
             backs = set_backs(rng, cond)
             glossy = bool(rng.random() < 0.6)
         out_px = 64 if rng.random() < 0.3 else 44

@@ -21,7 +21,8 @@ renderer, labelled by the shipped model, which reads them exactly: ``data.scene_
 ``--p-artwork`` (the share of rendered sets in the artwork), ``--p-mixed`` (the share of the others
 drawn in ``tile_designs.mixed_design``), ``--upright`` (render under the near-upright
 subset of the training conditions), ``--steep`` (under their corner of strong tilt and squeeze),
-``--design NAME`` (every set in one named training design).
+``--design NAME`` (every set in one named training design), ``--wear SHARE`` (the share of sets drawn as
+played, engraved sets).
 The shipped model's recipe is in ``vision/models/MODEL_CARD.md``.
 """
 
@@ -50,14 +51,16 @@ WIDTHS = (32, 64, 96, 128, 192, 256)  # the shipped model's (2026-12-03); the ar
 
 
 def _render_chunk(seed: int, p_artwork: float = train_data.P_ARTWORK, upright: bool = False, p_mixed: float = 0.0,
-                  steep: bool = False, design: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                  steep: bool = False, design: str | None = None, wear: float = 0.0
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return train_data.render_set(CHUNK, seed, p_artwork=p_artwork, upright=upright, p_mixed=p_mixed, steep=steep,
-                                 design=design)
+                                 design=design, wear=wear)
 
 
 def render_training_set(n: int, *, workers: int, fresh: bool, seed_base: int = 1,
                         p_artwork: float = train_data.P_ARTWORK, upright: bool = False, p_mixed: float = 0.0,
-                        steep: bool = False, design: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                        steep: bool = False, design: str | None = None, wear: float = 0.0
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Render (or load from ``.train/``) ``n`` training crops; chunk seeds from ``seed_base`` (small
     integers, never the held-out seed); ``p_artwork``: the share of sets in the artwork; ``design``: one
     named training design only."""
@@ -67,7 +70,7 @@ def render_training_set(n: int, *, workers: int, fresh: bool, seed_base: int = 1
 
     chunks = (n + CHUNK - 1) // CHUNK
     share = (("" if p_artwork == train_data.P_ARTWORK else f"_a{p_artwork:g}") + ("_up" if upright else "")
-             + ("_steep" if steep else "") + (f"_m{p_mixed:g}" if p_mixed else "") + (f"_d{design}" if design else ""))
+             + ("_steep" if steep else "") + (f"_m{p_mixed:g}" if p_mixed else "") + (f"_d{design}" if design else "") + (f"_w{wear:g}" if wear else ""))
     path = CACHE_DIR / f"train_v6_s{seed_base}_{chunks * CHUNK}{share}.npz"
     if path.is_file() and not fresh:
         data = np.load(path)
@@ -77,7 +80,7 @@ def render_training_set(n: int, *, workers: int, fresh: bool, seed_base: int = 1
     parts = []
     with mp.get_context("fork").Pool(workers) as pool:
         render = functools.partial(_render_chunk, p_artwork=p_artwork, upright=upright, p_mixed=p_mixed, steep=steep,
-                                   design=design)
+                                   design=design, wear=wear)
         for part in tqdm(pool.imap(render, seeds), total=chunks, desc="render", unit="chunk"):
             parts.append(part)
     x = np.concatenate([p[0] for p in parts])
@@ -370,6 +373,8 @@ def main(argv: list[str] | None = None) -> int:
                     "and squeeze (STEEP_CONDITIONS)")
     ap.add_argument("--design", default=None, choices=train_data.TRAIN_DESIGNS,
                     help="render every set in this one named training design (tile_designs.DESIGNS)")
+    ap.add_argument("--wear", type=float, default=0.0, help="share of rendered sets drawn as played, engraved sets "
+                    "(tile_art.worn_style: shaded grooves, worn paint, outlined strokes)")
     ap.add_argument("--scene-keep", type=float, default=0.35, help="share of the scene crops' backs and empties kept")
     args = ap.parse_args(argv)
     t0 = time.monotonic()
@@ -378,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
         parts.append(render_training_set(args.samples, workers=args.threads, fresh=args.fresh,
                                          seed_base=args.seed_base, p_artwork=args.p_artwork,
                                          upright=args.upright, p_mixed=args.p_mixed, steep=args.steep,
-                                         design=args.design))
+                                         design=args.design, wear=args.wear))
     if args.scene_frames:
         parts.append(scene_training_set(args.scene_frames, keep=args.scene_keep))
     render_s = time.monotonic() - t0
