@@ -316,7 +316,7 @@ class TileSet:
             raise TileSetError(f"tile set {path}: damaged (rule {ts.rule}: tau and gate_width must be above 0, whiten not below)")
         if model_sha256 is not None and ts.model_sha256 != model_sha256:
             raise ForeignSetError(f"tile set {path}: made for another model version (model sha256 "
-                               f"{ts.model_sha256[:12]}..., this model is {model_sha256[:12]}...): enrol the set again")
+                                  f"{ts.model_sha256[:12]}..., this model is {model_sha256[:12]}...): enrol the set again")
         return ts
 
     def describe(self) -> str:
@@ -648,8 +648,8 @@ def keep_added_pictures(samples: Sequence[tuple[str, np.ndarray]], base_path: st
 def with_tile_set(classifier, path: str | Path) -> tuple[object, str]:
     """``classifier`` with the tile set at ``path``, and a line for the staff view. A set that cannot
     be used (made for another model, damaged) is made again from the pictures kept beside it (the
-    mat's, :func:`keep_pictures`, and those added from play, :func:`keep_added_pictures`) and saved; without them, or if that fails, the classifier alone (and why;
-    the refusal is logged)."""
+    mat's, :func:`keep_pictures`, and those added from play, :func:`keep_added_pictures`) and saved;
+    without them, or if that fails, the classifier alone (and why; the refusal is logged)."""
     if not path:
         return classifier, "none (the shipped model)"
     try:

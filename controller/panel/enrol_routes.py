@@ -129,11 +129,11 @@ class EnrolJobs:
         base = TileSet.load(path, model_sha256=model_sha256(clf.model_path)) if path.exists() else None
         ts = build(clf, samples, progress=self.progress("embedding"), source="confirmed crops", base=base)
         used = self._use(ts)
-        try:      # beside the mat's: the set made again after a model update holds them too
-            if base is not None:
+        if base is not None:
+            try:      # beside the mat's: the set made again after a model update holds them too
                 keep_added_pictures(samples, path, path)
-        except (OSError, ValueError) as err:
-            return f"{used}; the added pictures were not kept: {err}"
+            except (OSError, ValueError) as err:
+                return f"{used}; the added pictures were not kept: {err}"
         return used
 
     def _use(self, ts) -> str:
