@@ -636,13 +636,68 @@ def keep_pictures(samples: Sequence[tuple[str, np.ndarray]], set_path: str | Pat
 def keep_added_pictures(samples: Sequence[tuple[str, np.ndarray]], base_path: str | Path,
                         set_path: str | Path) -> Path | None:
     """After ``samples`` are added to the set at ``base_path`` (``build(..., base=...)``) and saved at
-    ``set_path``: keep the base's pictures and these beside ``set_path``, so the set made again after a
-    model update holds them all. ``None`` (nothing kept) where the base kept no pictures: such a set
-    cannot be made again anyway. Raises OSError or :class:`FolderError` if the kept ones cannot be read."""
+    ``set_path``: keep these beside the base's pictures, so the set made again after a model update
+    holds them all. Where ``set_path`` is the base's own file the new pictures join its folder (the
+    kept ones are not read or written again; ``labels.csv`` is replaced last, so a fault midway leaves
+    the list as it was); elsewhere they go with copies of the base's into a folder of its own.
+    ``None`` (nothing kept) where the base kept no pictures: such a set cannot be made again anyway.
+    Raises OSError or :class:`FolderError` if the kept ones cannot be read."""
     kept = pictures_dir(base_path)
     if not (kept / "labels.csv").exists():
         return None
-    return keep_pictures([*read_folder(kept), *samples], set_path)
+    folder = pictures_dir(set_path)
+    if folder.resolve() != kept.resolve():
+        return keep_pictures([*read_folder(kept), *samples], set_path)
+    rows = read_labels(kept)
+    for _label, picture, line in rows:
+        if not picture.is_file():
+            raise FolderError(f"{kept / 'labels.csv'} line {line}: picture {picture}: not found")
+    lines = ["file,label", *(f"{picture.name},{label}" for label, picture, _line in rows)]
+    taken = {picture.name for _label, picture, _line in rows}
+    n = len(rows)
+    for label, crop in samples:
+        n += 1
+        while (name := f"{n:03d}_{label}.png") in taken:
+            n += 1
+        if not cv2.imwrite(str(folder / name), to_bgr(crop)):
+            raise OSError(f"{folder / name}: could not be written")
+        taken.add(name)
+        lines.append(f"{name},{label}")
+    fresh = folder / "labels.csv.new"
+    fresh.write_text("\n".join(lines) + "\n")
+    os.replace(fresh, folder / "labels.csv")
+    return folder
+
+
+@dataclass(frozen=True)
+class Saved:
+    """Where :func:`save_set` saved a set, and where it kept its pictures (``None``: not kept, and
+    ``not_kept`` says why where keeping them failed)."""
+
+    path: Path
+    pictures: Path | None = None
+    not_kept: str = ""
+
+
+def save_set(tile_set: TileSet, path: str | Path, samples: Sequence[tuple[str, np.ndarray]] | None = None, *,
+             base_path: str | Path | None = None) -> Saved:
+    """Save ``tile_set`` at ``path`` and keep the pictures it was made from beside it (the set is
+    made again from them after a model update, :func:`with_tile_set`): ``samples`` the mat's
+    (:func:`keep_pictures`), or, with ``base_path``, those added to the set saved there, beside its
+    own (:func:`keep_added_pictures`); ``samples=None`` keeps none (a folder the set was read from
+    keeps them already). Raises ``OSError`` if the set itself cannot be saved; pictures that cannot
+    be kept are only reported (``Saved.not_kept``): the set is saved and usable either way."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tile_set.save(path)
+    if samples is None:
+        return Saved(path)
+    try:
+        if base_path is None:
+            return Saved(path, keep_pictures(samples, path))
+        return Saved(path, keep_added_pictures(samples, base_path, path))
+    except (OSError, ValueError) as err:
+        return Saved(path, None, str(err))
 
 
 def with_tile_set(classifier, path: str | Path) -> tuple[object, str]:

@@ -123,7 +123,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(command: str, argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     from vision.classifier import DEFAULT_MODEL, ClassifierError, OnnxTileClassifier
-    from vision.enrol import TileSet, TileSetError, build, keep_added_pictures, keep_pictures, model_sha256
+    from vision.enrol import TileSet, TileSetError, build, model_sha256, save_set
 
     modes = sum(bool(x) for x in (args.dir, args.camera, args.frame, args.add_confirmed))
     if modes != 1:
@@ -140,7 +140,7 @@ def main(command: str, argv: list[str]) -> int:
             args.out = args.out or str(Path(args.data) / (cfg.camera.tile_set or DEFAULT_SET_NAME))
         args.out = args.out or str(Path(args.data) / DEFAULT_SET_NAME)
         clf = OnnxTileClassifier(args.model or DEFAULT_MODEL)
-        base = None
+        base = base_path = None
         if args.dir:
             samples, source = _from_dir(args, clf)
         elif args.add_confirmed:
@@ -152,21 +152,15 @@ def main(command: str, argv: list[str]) -> int:
             samples, source = _from_mat(args, clf)
         print(f"enrol: embedding {len(samples)} pictures", file=sys.stderr, flush=True)
         tile_set = build(clf, samples, progress=_progress("embedded"), source=source, base=base)
-        out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tile_set.save(out)
-        if not args.dir:
-            try:
-                if not args.add_confirmed:
-                    kept = keep_pictures(samples, out)
-                else:            # beside the base's own pictures, where it kept them
-                    kept = None if base is None else keep_added_pictures(samples, base_path, out)
-                if kept is not None:
-                    print(f"kept the pictures in {kept} (the set is made again from them after a model update)")
-            except (OSError, ValueError) as err:   # the set is saved; only the way to remake it without the mat is lost
-                print(f"tablectl {command}: the pictures were not kept: {err}", file=sys.stderr)
+        # a folder keeps its pictures already; the added ones go beside the base's, where it kept them
+        keep = None if args.dir or (args.add_confirmed and base is None) else samples
+        saved = save_set(tile_set, args.out, keep, base_path=base_path)
+        if saved.pictures is not None:
+            print(f"kept the pictures in {saved.pictures} (the set is made again from them after a model update)")
+        elif saved.not_kept:     # the set is saved; only the way to remake it without the mat is lost
+            print(f"tablectl {command}: the pictures were not kept: {saved.not_kept}", file=sys.stderr)
     except (ClassifierError, TileSetError, OSError, ValueError) as err:
         print(f"tablectl {command}: {err}", file=sys.stderr)
         return 2
-    print(f"wrote {out}: {tile_set.describe()}")
+    print(f"wrote {saved.path}: {tile_set.describe()}")
     return 0

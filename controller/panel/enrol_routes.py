@@ -107,20 +107,16 @@ class EnrolJobs:
         return f"{len(places)} places cut; {odd} read otherwise by the shipped model: check them"
 
     def save(self, labels: list[str]) -> str:
-        from vision.enrol import build, keep_pictures
+        from vision.enrol import build
         samples = [(lab, crop) for lab, (_k, crop) in zip(labels, self.places, strict=True) if lab]
         self._set(step="embedding", done=0, total=len(samples))
         ts = build(self.base_classifier(), samples, progress=self.progress("embedding"), source="staff page, mat")
-        used = self._use(ts)
-        try:      # the set is made again from them after a model update (vision.enrol.with_tile_set)
-            keep_pictures(samples, self.set_path())
-        except OSError as err:
-            return f"{used}; the mat's pictures were not kept: {err}"
-        return used
+        # the mat's pictures kept beside the set: it is made again from them after a model update
+        return self._use(ts, samples, "the mat's pictures")
 
     def add_confirmed(self) -> str:
         from vision.confirmed import ConfirmedStore
-        from vision.enrol import TileSet, build, keep_added_pictures, model_sha256
+        from vision.enrol import TileSet, build, model_sha256
         clf = self.base_classifier()
         samples = ConfirmedStore(self.data_dir() / "confirmed").samples()
         if not samples:
@@ -128,27 +124,21 @@ class EnrolJobs:
         path = self.set_path()
         base = TileSet.load(path, model_sha256=model_sha256(clf.model_path)) if path.exists() else None
         ts = build(clf, samples, progress=self.progress("embedding"), source="confirmed crops", base=base)
-        used = self._use(ts)
-        if base is not None:
-            try:      # beside the mat's: the set made again after a model update holds them too
-                keep_added_pictures(samples, path, path)
-            except (OSError, ValueError) as err:
-                return f"{used}; the added pictures were not kept: {err}"
-        return used
+        # beside the mat's: the set made again after a model update holds them too
+        return self._use(ts, samples if base is not None else None, "the added pictures", base_path=path)
 
-    def _use(self, ts) -> str:
-        from vision.enrol import EnrolledClassifier
-        path = self.set_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        ts.save(path)
+    def _use(self, ts, samples, what: str, *, base_path: Path | None = None) -> str:
+        from vision.enrol import EnrolledClassifier, save_set
+        saved = save_set(ts, self.set_path(), samples, base_path=base_path)
         part = self.camera()
         part.reader.classifier = EnrolledClassifier(self.base_classifier(), ts)
         if hasattr(part.reader, "_crop_cache"):
             part.reader._crop_cache.clear()   # answers of the old classifier must not be reused
-        part.tile_set = f"{path}: {ts.describe()}"
+        part.tile_set = f"{saved.path}: {ts.describe()}"
         keep = "" if self.table.tile_set_name else \
-            f"; set [camera] tile_set = \"{path.name}\" to keep it after a restart"
-        return f"saved {path} and in use: {ts.describe()}{keep}"
+            f"; set [camera] tile_set = \"{saved.path.name}\" to keep it after a restart"
+        used = f"saved {saved.path} and in use: {ts.describe()}{keep}"
+        return f"{used}; {what} were not kept: {saved.not_kept}" if saved.not_kept else used
 
 
 def enrol_routes(table: Table, gate) -> list[Route]:

@@ -280,3 +280,53 @@ def test_a_set_for_another_model_file_is_refused_when_built_upon(set_file, tmp_p
     with pytest.raises(TileSetError, match="another model version"):
         build(OnnxTileClassifier(), [], base=ts)
     assert body["model"]["sha256"] != ts.model_sha256
+
+
+def _pictures(n: int, seed: int) -> list[tuple[str, np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    return [(k, rng.integers(0, 256, (40, 30, 3), dtype=np.uint8)) for k in ("2p", "7s", "6z", "back")[:n]]
+
+
+def test_added_pictures_join_the_kept_folder_without_rewriting_it(set_file, tmp_path):
+    from vision.enrol import FolderError, keep_added_pictures, keep_pictures, pictures_dir, read_folder
+    path = tmp_path / "tile_set.json"
+    path.write_bytes(set_file.read_bytes())
+    mat = _pictures(3, 1)
+    folder = keep_pictures(mat, path)
+    before = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in folder.glob("*.png")}
+    # a picture a staff folder named as the next would be: the added one takes another name
+    cv2.imwrite(str(folder / "004_7s.png"), mat[0][1])
+    (folder / "labels.csv").write_text((folder / "labels.csv").read_text() + "004_7s.png,7s\n")
+    added = _pictures(2, 2)
+    assert keep_added_pictures(added, path, path) == folder
+    for name, stat in before.items():       # the kept pictures are left as they were
+        assert ((folder / name).stat().st_ino, (folder / name).stat().st_mtime_ns) == stat
+    got = read_folder(folder)
+    assert [k for k, _ in got] == ["2p", "7s", "6z", "7s", "2p", "7s"]
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(got[4:], added, strict=True))   # PNG: lossless
+    # saved elsewhere: a folder of its own holds the base's pictures and the added ones; the base's is unchanged
+    other = tmp_path / "elsewhere" / "copy.json"
+    other.parent.mkdir()
+    assert keep_added_pictures(_pictures(1, 3), path, other) == pictures_dir(other)
+    assert len(read_folder(pictures_dir(other))) == 7 and len(read_folder(folder)) == 6
+    # a kept picture gone: refused, naming it, and the list is left as it was
+    listed = (folder / "labels.csv").read_text()
+    (folder / "002_7s.png").unlink()
+    with pytest.raises(FolderError, match=r"line 3: picture .*002_7s\.png: not found"):
+        keep_added_pictures(_pictures(1, 4), path, path)
+    assert (folder / "labels.csv").read_text() == listed
+
+
+def test_a_set_is_saved_even_where_its_pictures_cannot_be_kept(set_file, tmp_path):
+    from vision.enrol import pictures_dir, save_set
+    ts = TileSet.load(set_file)
+    path = tmp_path / "tile_set.json"
+    saved = save_set(ts, path, _pictures(3, 5))
+    assert saved.pictures == pictures_dir(path) and not saved.not_kept
+    assert save_set(ts, path).pictures is None            # a folder's set keeps nothing more
+    # the place the pictures are written first is taken by a file: the set is saved, and why they were not kept is told
+    pictures_dir(path).with_name(pictures_dir(path).name + ".new").write_text("in the way")
+    path.unlink()
+    saved = save_set(ts, path, _pictures(3, 6))
+    assert saved.pictures is None and "tile_set_pictures.new" in saved.not_kept
+    assert TileSet.load(path).count == ts.count
