@@ -6,7 +6,8 @@ so a 2 % per-frame misread or loss does not reach the game. It emits the events 
 ``controller.events``:
 
 - ``Discard`` for each new river tile, in order (``is_riichi`` from the sideways tile;
-  ``is_tsumogiri`` stays False: a camera above the table cannot tell it);
+  ``is_tsumogiri`` stays False: a camera above the table cannot tell it), and for a tile a meld
+  took from a river before enough views could read it there (called at once, under an arm);
 - ``DiscardRemoved`` when a committed river tile vanishes without a meld taking it, or is
   re-read as another tile (``replaced_by``);
 - ``IndicatorRevealed`` for a face-up tile on a wall slot, again when it changes, with ``is_ura``
@@ -304,6 +305,8 @@ class TableTracker:
             stable = self._stable_river(p)
             self._stable[p] = stable
             committed = self._c.rivers.setdefault(p, [])
+            if len(stable) >= len(committed):
+                self._unseen_calls(p, called_from.get(p, ()), events, now)
             common = min(len(stable), len(committed))
             for i in range(common):
                 if stable[i][0] != committed[i][0]:
@@ -334,6 +337,27 @@ class TableTracker:
                 self._shrunk_for.pop(p, None)
             else:
                 self._shrunk_for.pop(p, None)
+
+    def _unseen_calls(self, p: int, taken: list[str] | tuple, events: list[Event], now: float) -> None:
+        """Tiles this update's melds took from position ``p``'s river while no tile of it waits to
+        leave (every committed tile still lies there): the discard was called before ``need`` views
+        could read it (a daiminkan or pon at once, the caller's arm over the tile while it lay). The
+        meld proves it was laid: it is reported (before its meld) and counted as called away."""
+        calls = self._called.get(p, [])
+        for tile in taken:
+            if tile not in calls:
+                continue
+            calls.remove(tile)
+            lying = len(self._c.rivers.get(p, ()))
+            sides = [v.rivers[p][lying].is_sideways for v in self._views if len(v.rivers.get(p, ())) > lying]
+            place = self._place(p, lying)
+            self._gone.setdefault(p, []).append(place)
+            meld = next((k for k, e in enumerate(events) if isinstance(e, Meld) and e.called == tile
+                         and e.source == self.seat(p) and e.meld_kind != "kakan"), len(events))
+            log.info("tracker: seat %d's %s (place %d) was called before it could be read in the river",
+                     self.seat(p), tile, place)
+            events.insert(meld, Discard(seat=self.seat(p), tile=tile, is_riichi=2 * sum(sides) > len(sides) > 0,
+                                        now=now))
 
     def _new_discards(self, events: list[Event], now: float) -> None:
         """The new river tiles, as ``Discard`` s. While a discard that left its river has no meld

@@ -156,6 +156,24 @@ def test_a_meld_read_frames_after_its_tile_left_the_river_is_a_call_not_a_take_b
     assert [(type(e), e.tile) for e in evs] == [(Discard, "3s")]
 
 
+def test_a_discard_called_before_it_could_be_read_is_reported_before_its_meld():
+    """A daiminkan at once: the 7p lay in two views only (under the caller's arm in the others),
+    too few to vote it in; the meld that took it from seat 0 proves it was laid. It reaches the
+    game before the meld, in its place in discard order, and is not taken back later."""
+    tr = TableTracker(k=5)
+    feed(tr, [view({0: ["2m"]})] * 5)
+    assert feed(tr, [view({0: ["2m", "7p"]})] * 2, t0=1.0) == []
+    kan = SeenMeld(tuple(SeenTile("7p", 0.9, i == 3) for i in range(4)), "daiminkan", 3, None, 0)
+    evs = feed(tr, [view({0: ["2m"]}, melds={3: [kan]})] * 4, t0=2.0)
+    assert [(type(e), e.seat, getattr(e, "tile", None)) for e in evs] == [(Discard, 0, "7p"), (Meld, 3, None)]
+    assert evs[1].called == "7p" and evs[1].source == 0
+    # the seat's next discard takes the place after it, and a re-read of it names that place
+    evs = feed(tr, [view({0: ["2m", "9s"]}, melds={3: [kan]})] * 5 + [view({0: ["2m", "8s"]}, melds={3: [kan]})] * 5,
+               t0=3.0)
+    assert [(type(e), getattr(e, "index", None)) for e in evs] == [(Discard, None), (DiscardRemoved, 2)]
+    assert feed(tr, [view({0: ["2m", "8s"]}, melds={3: [kan]})] * 3 * tr.hold, t0=5.0) == []
+
+
 def test_the_callers_discard_waits_for_its_call_to_be_read():
     """A pon read late (the caller's arm over the meld): the caller's discard, already in its
     river, reaches the game after the meld, so the call takes the right discard."""
