@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import os
+import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -144,7 +145,7 @@ def _weathered(tile: str, glyph: np.ndarray, style: TileStyle) -> tuple[np.ndarr
     if style.outline_px:
         k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * style.outline_px + 1,) * 2)
         glyph[:, :, 3] = np.clip(groove - cv2.erode(groove, k), 0, 1)
-    rng = np.random.default_rng((style.wear_seed, sum(map(ord, tile))))
+    rng = np.random.default_rng((style.wear_seed, zlib.crc32(tile.encode())))   # a pattern of its own for each kind
     if style.wear:
         patches = cv2.resize(rng.random((6, 5)).astype(np.float32), (ART_W, ART_H), interpolation=cv2.INTER_CUBIC)
         specks = cv2.GaussianBlur(rng.random((ART_H, ART_W)).astype(np.float32), (0, 0), 1.2)

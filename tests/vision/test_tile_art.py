@@ -116,3 +116,16 @@ def test_a_worn_set_keeps_its_kinds_apart_and_is_reproducible():
     def inked(face):
         return (np.abs(face - faces["5z"]).sum(axis=2) > 120).sum()
     assert 0 < inked(faces["5p"]) < inked(filled)
+
+
+def test_each_kind_of_a_worn_set_wears_in_its_own_pattern():
+    """The wear of a kind is drawn from the set's seed and the kind's name: kinds whose names add up
+    alike (4m and 1p) wear differently, and a kind wears alike on every copy."""
+    style = tile_art.with_style(tile_art.worn_style(tile_art.random_style(np.random.default_rng(11)),
+                                                    np.random.default_rng(5)), wear=0.6, relief=0.0, outline_px=0)
+    glyph = np.zeros((tile_art.ART_H, tile_art.ART_W, 4), np.float32)
+    glyph[:, :, 3] = 1.0                      # one full stroke: what is left of it is the wear alone
+    left = {t: tile_art._weathered(t, glyph, style)[0][:, :, 3] for t in ("4m", "1p")}
+    assert sum(map(ord, "4m")) == sum(map(ord, "1p"))
+    assert np.abs(left["4m"] - left["1p"]).mean() > 0.05
+    assert np.array_equal(left["1p"], tile_art._weathered("1p", glyph, style)[0][:, :, 3])
