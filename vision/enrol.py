@@ -619,18 +619,29 @@ def keep_pictures(samples: Sequence[tuple[str, np.ndarray]], set_path: str | Pat
     for leftover in (fresh, stale):       # of an enrolment cut short
         shutil.rmtree(leftover, ignore_errors=True)
     fresh.mkdir(parents=True)
-    rows = ["file,label"]
-    for i, (label, crop) in enumerate(samples):
-        name = f"{i + 1:03d}_{label}.png"
-        if not cv2.imwrite(str(fresh / name), to_bgr(crop)):
-            raise OSError(f"{fresh / name}: could not be written")
-        rows.append(f"{name},{label}")
+    rows = ["file,label", *_write_pictures(fresh, samples)]
     (fresh / "labels.csv").write_text("\n".join(rows) + "\n")
     if folder.exists():
         folder.rename(stale)
     fresh.rename(folder)
     shutil.rmtree(stale, ignore_errors=True)
     return folder
+
+
+def _write_pictures(folder: Path, samples: Sequence[tuple[str, np.ndarray]], *,
+                    taken: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    """Write ``(label, crop)`` pictures into ``folder`` as ``NNN_label.png``, numbered on after the
+    ``taken`` names without reusing one; their ``labels.csv`` rows (``file,label``)."""
+    rows, used, n = [], set(taken), len(taken)
+    for label, crop in samples:
+        n += 1
+        while (name := f"{n:03d}_{label}.png") in used:
+            n += 1
+        if not cv2.imwrite(str(folder / name), to_bgr(crop)):
+            raise OSError(f"{folder / name}: could not be written")
+        used.add(name)
+        rows.append(f"{name},{label}")
+    return rows
 
 
 def keep_added_pictures(samples: Sequence[tuple[str, np.ndarray]], base_path: str | Path,
@@ -653,16 +664,7 @@ def keep_added_pictures(samples: Sequence[tuple[str, np.ndarray]], base_path: st
         if not picture.is_file():
             raise FolderError(f"{kept / 'labels.csv'} line {line}: picture {picture}: not found")
     lines = ["file,label", *(f"{picture.name},{label}" for label, picture, _line in rows)]
-    taken = {picture.name for _label, picture, _line in rows}
-    n = len(rows)
-    for label, crop in samples:
-        n += 1
-        while (name := f"{n:03d}_{label}.png") in taken:
-            n += 1
-        if not cv2.imwrite(str(folder / name), to_bgr(crop)):
-            raise OSError(f"{folder / name}: could not be written")
-        taken.add(name)
-        lines.append(f"{name},{label}")
+    lines += _write_pictures(folder, samples, taken={picture.name for _label, picture, _line in rows})
     fresh = folder / "labels.csv.new"
     fresh.write_text("\n".join(lines) + "\n")
     os.replace(fresh, folder / "labels.csv")
