@@ -95,9 +95,10 @@ MIXED_FONTS: tuple[str, ...] = ("kouzan-mouhitsu", "kouzan-gyosho", "kouzan-sous
                                 "cwtex-kai", "cwtex-heib", "cwtex-yen", "cwtex-fangsong", "motoya-cedar",
                                 "motoya-maruberi", "vl-gothic", "sawarabi-mincho", "seto-hand", "kiloji-hand")
 _MIXED_CHOICES: dict[str, tuple] = {
-    "pip": ("rings", "solid", "petal", "target"), "stick": ("segmented", "bar", "beads"),
+    "pip": ("rings", "solid", "petal", "target"), "stick": ("segmented", "bar", "beads", "hollow"),
     "bird": ("bird", "peacock", "stick"), "colours": ("classic", "mono", "tri"), "wan": ("萬", "万"),
     "hatsu": ("發", "发"), "five": ("五", "伍"), "red_mark": (False, True), "flowers": ("chars", "framed"),
+    "wan_ink": ("red", "red", "ink"),  # (2026-12-07) one set in three draws its character tiles in one ink
 }
 
 

@@ -2,7 +2,8 @@
 
 A :class:`FaceDesign` names one way of drawing a whole set: the font of the characters and
 honours (brush, Mincho, Kaiti, Gothic faces from Debian's font packages), how a circle and a
-bamboo stick are drawn, the 1s bird, the colour scheme, the simplified or traditional forms.
+bamboo stick are drawn (filled, segmented, beads or outlined), the 1s bird, the colour scheme (and whether
+the character tiles are in one ink or carry a red 萬), the simplified or traditional forms.
 ``kind="unicode"`` designs draw the Mahjong Tiles block (U+1F000..) of Noto Sans Symbols2 or
 Symbola instead. :func:`glyph` returns the glyph layer of one tile at the artwork's working
 resolution (BGRA uint8, 120x160) in the four canonical inks that ``tile_art`` recolours per set
@@ -72,7 +73,7 @@ class FaceDesign:
     font: str = "ipa-mincho"     # characters, honours, flowers (drawn) or the Mahjong-block font (unicode)
     fallback_font: str = "wqy-microhei"  # for characters the font lacks
     pip: str = "rings"           # rings | solid | petal | target
-    stick: str = "segmented"     # segmented | bar | beads
+    stick: str = "segmented"     # segmented | bar | beads | hollow
     bird: str = "bird"           # bird | peacock | stick
     colours: str = "classic"     # classic | mono | tri
     wan: str = "萬"              # 萬 | 万
@@ -80,6 +81,7 @@ class FaceDesign:
     five: str = "五"             # 五 | 伍
     red_mark: bool = False       # red fives also carry a small red dot in the corner
     flowers: str = "chars"       # chars | framed
+    wan_ink: str = "red"         # red: 萬 in red under the number | ink: the whole character tile in one ink
 
 
 class FontMissing(FileNotFoundError):
@@ -306,6 +308,8 @@ def _stick(c: _Canvas, cx: float, cy: float, w: float, h: float, ang: float, col
     rect(w, h, colour)
     if style == "segmented":
         rect(w * 0.28, h * 0.86, LIGHT)
+    elif style == "hollow":  # an outlined stick, as engraved one-line sets draw it
+        rect(w * 0.62, h * 0.92, LIGHT)
     for k in (-1, 1):  # nodes
         dx, dy = -np.sin(np.radians(ang)) * k * h * 0.18, np.cos(np.radians(ang)) * k * h * 0.18
         box = cv2.boxPoints(((_s(cx + dx), _s(cy + dy)), (_s(w * 1.25), _s(h * 0.07)), ang)).astype(np.int32)
@@ -379,8 +383,9 @@ def _drawn(tile: str, d: FaceDesign) -> np.ndarray:
             _bamboo(c, n, d, red, BOX)
     elif suit == "m":
         num = d.five if n == 5 else KANJI_NUM[n - 1]
-        c.text(_text_mask(num, font, fb), (x0 + 8, y0, x1 - 8, y0 + 0.45 * (y1 - y0)), RED if red else DARK)
-        c.text(_text_mask(d.wan, font, fb), (x0, y0 + 0.48 * (y1 - y0), x1, y1), RED)
+        ink = RED if red else DARK
+        c.text(_text_mask(num, font, fb), (x0 + 8, y0, x1 - 8, y0 + 0.45 * (y1 - y0)), ink)
+        c.text(_text_mask(d.wan, font, fb), (x0, y0 + 0.48 * (y1 - y0), x1, y1), RED if d.wan_ink == "red" else ink)
     elif suit == "z":
         if n <= 4:
             c.text(_text_mask(WINDS[n - 1], font, fb), BOX, DARK if d.colours != "tri" else BLUE)

@@ -174,6 +174,29 @@ def test_mixed_designs_draw_every_tile_distinctly(seed):
         assert np.abs(faces[a] - faces[b]).mean() > 1.5, (design.name, a, b)
 
 
+def test_one_ink_character_tiles_and_hollow_sticks_draw_distinctly():
+    # two ways real sets are drawn (2026-12-07): the whole character tile in one ink, and outlined sticks
+    from dataclasses import replace
+
+    plain = tile_designs.DESIGNS["gothic-ipa-rings"]
+    design = replace(plain, name="one-ink-hollow", wan_ink="ink", stick="hollow")
+    wan_box = (slice(90, 146), slice(12, 108))                      # the lower half of the glyph area: 萬
+
+    def red_share(d, tile):
+        layer = tile_faces.glyph(tile, d)[wan_box]
+        ink = layer[..., 3] > 128
+        bgr = layer[..., :3][ink].astype(int)
+        return float(np.mean(bgr[:, 2] > bgr[:, 0] + 60))            # red ink: R well above B
+
+    assert red_share(plain, "7m") > 0.9 and red_share(design, "7m") < 0.1 and red_share(design, "0m") > 0.9
+    style = tile_art.with_style(tile_art.DEFAULT_STYLE, design=design)
+    faces = {t: tile_art.tile_face(t, 45, 60, style=style).astype(int) for t in tile_art.ALL_TILES}
+    for a, b in [("5m", "0m"), ("7s", "9s"), ("5s", "0s"), ("2s", "3s"), ("2m", "3m")]:
+        assert np.abs(faces[a] - faces[b]).mean() > 1.5, (a, b)
+    solid = tile_art.tile_face("3s", 45, 60, style=tile_art.with_style(tile_art.DEFAULT_STYLE, design=plain))
+    assert np.abs(faces["3s"] - solid.astype(int)).mean() > 1.0     # hollow sticks are not the bar's
+
+
 def test_condition_report_swaps_one_held_out_part_at_a_time():
     # the model card's table of where held-out crops are lost (python -m hardware.sim.training.data --by-condition)
     from vision.classifier import OnnxTileClassifier

@@ -71,7 +71,7 @@ def render_training_set(n: int, *, workers: int, fresh: bool, seed_base: int = 1
     chunks = (n + CHUNK - 1) // CHUNK
     share = (("" if p_artwork == train_data.P_ARTWORK else f"_a{p_artwork:g}") + ("_up" if upright else "")
              + ("_steep" if steep else "") + (f"_m{p_mixed:g}" if p_mixed else "") + (f"_d{design}" if design else "") + (f"_w{wear:g}" if wear else ""))
-    path = CACHE_DIR / f"train_v6_s{seed_base}_{chunks * CHUNK}{share}.npz"
+    path = CACHE_DIR / f"train_v7_s{seed_base}_{chunks * CHUNK}{share}.npz"
     if path.is_file() and not fresh:
         data = np.load(path)
         return data["x"], data["y"], data["r"]
