@@ -22,7 +22,8 @@ renderer, labelled by the shipped model, which reads them exactly: ``data.scene_
 drawn in ``tile_designs.mixed_design``), ``--upright`` (render under the near-upright
 subset of the training conditions), ``--steep`` (under their corner of strong tilt and squeeze),
 ``--design NAME`` (every set in one named training design), ``--wear SHARE`` (the share of sets drawn as
-played, engraved sets).
+played, engraved sets), ``--look-alikes N`` (also N near-upright crops of the scene artwork's look-alike
+kinds only, chunk seeds from ``--seed-base``).
 The shipped model's recipe is in ``vision/models/MODEL_CARD.md``.
 """
 
@@ -106,6 +107,33 @@ def scene_training_set(frames: int, *, keep: float, per_chunk: int = 25, seed_ba
     plentiful = np.isin(y, [CLASSES.index("back"), CLASSES.index("none")])
     sel = ~plentiful | (np.random.default_rng(seed_base).random(len(y)) < keep)
     return x[sel], y[sel], r[sel]
+
+
+# the scene artwork's look-alike kinds (candidate 33): the pairs the classifier tests bound, and their neighbours
+LOOKALIKES = ("2p", "3p", "4p", "5p", "6p", "7p", "8p", "9p", "0p", "3m", "4m", "5m", "6m", "7m", "9m", "0m",
+              "1s", "2s", "3s", "5s", "0s", "7s", "9s")
+
+
+def _lookalike_chunk(seed: int, n: int = 64) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    labels = [LOOKALIKES[i] for i in rng.integers(len(LOOKALIKES), size=n)]
+    rots = [int(r) for r in rng.choice(ROTATIONS, size=n)]
+    xs = train_data.render_labels(labels, rots, seed=seed)   # one set of the artwork, near upright
+    return xs, np.array([CLASSES.index(t) for t in labels]), np.array([ROTATIONS.index(r) for r in rots])
+
+
+def lookalike_set(n: int, *, workers: int, seed_base: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Render (or load from ``.train/``) ``n`` crops of the artwork's look-alike kinds only (``LOOKALIKES``),
+    one set style per 64 crops, chunk seeds from ``seed_base``."""
+    chunks = n // 64
+    path = CACHE_DIR / f"lookalike_v7_s{seed_base}_{chunks * 64}.npz"
+    if not path.is_file():
+        CACHE_DIR.mkdir(exist_ok=True)
+        with mp.get_context("fork").Pool(workers) as pool:
+            parts = pool.map(_lookalike_chunk, range(seed_base, seed_base + chunks))
+        np.savez(path, **{k: np.concatenate([p[i] for p in parts]) for i, k in enumerate("xyr")})
+    data = np.load(path)
+    return data["x"], data["y"], data["r"]
 
 
 def build_model(widths: tuple[int, ...] = WIDTHS):
@@ -375,6 +403,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="render every set in this one named training design (tile_designs.DESIGNS)")
     ap.add_argument("--wear", type=float, default=0.0, help="share of rendered sets drawn as played, engraved sets "
                     "(tile_art.worn_style: shaded grooves, worn paint, outlined strokes)")
+    ap.add_argument("--look-alikes", type=int, default=0, metavar="N",
+                    help="also render N crops of the scene artwork's look-alike kinds only (LOOKALIKES), near upright")
     ap.add_argument("--scene-keep", type=float, default=0.35, help="share of the scene crops' backs and empties kept")
     args = ap.parse_args(argv)
     t0 = time.monotonic()
@@ -386,6 +416,8 @@ def main(argv: list[str] | None = None) -> int:
                                          design=args.design, wear=args.wear))
     if args.scene_frames:
         parts.append(scene_training_set(args.scene_frames, keep=args.scene_keep))
+    if args.look_alikes:
+        parts.append(lookalike_set(args.look_alikes, workers=args.threads, seed_base=args.seed_base))
     render_s = time.monotonic() - t0
     if args.render_only:
         print(f"rendered {args.samples} crops in {render_s:.0f} s")
