@@ -420,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
         parts.append(lookalike_set(args.look_alikes, workers=args.threads, seed_base=args.seed_base))
     render_s = time.monotonic() - t0
     if args.render_only:
-        print(f"rendered {args.samples} crops in {render_s:.0f} s")
+        print(f"rendered {sum(len(p[1]) for p in parts)} crops in {render_s:.0f} s")
         return 0
     for extra in args.also:
         data = np.load(extra)
