@@ -67,26 +67,32 @@ def render_training_set(n: int, *, workers: int, fresh: bool, seed_base: int = 1
     named training design only."""
     import functools
 
-    from tqdm import tqdm
-
     chunks = (n + CHUNK - 1) // CHUNK
     share = (("" if p_artwork == train_data.P_ARTWORK else f"_a{p_artwork:g}") + ("_up" if upright else "")
              + ("_steep" if steep else "") + (f"_m{p_mixed:g}" if p_mixed else "") + (f"_d{design}" if design else "") + (f"_w{wear:g}" if wear else ""))
     path = CACHE_DIR / f"train_v7_s{seed_base}_{chunks * CHUNK}{share}.npz"
+    render = functools.partial(_render_chunk, p_artwork=p_artwork, upright=upright, p_mixed=p_mixed, steep=steep,
+                               design=design, wear=wear)
+    return _cached_chunks(path, render, range(seed_base, seed_base + chunks), workers=workers, fresh=fresh)
+
+
+def _load_set(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    data = np.load(path)
+    return data["x"], data["y"], data["r"]
+
+
+def _cached_chunks(path: Path, render, seeds: range, *, workers: int, fresh: bool = False
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The set cached at ``path``, or (absent, or ``fresh``) ``render(seed) -> (x, y, r)`` of each of ``seeds``
+    in ``workers`` processes, concatenated and cached there."""
+    from tqdm import tqdm
+
     if path.is_file() and not fresh:
-        data = np.load(path)
-        return data["x"], data["y"], data["r"]
+        return _load_set(path)
     CACHE_DIR.mkdir(exist_ok=True)
-    seeds = list(range(seed_base, seed_base + chunks))
-    parts = []
     with mp.get_context("fork").Pool(workers) as pool:
-        render = functools.partial(_render_chunk, p_artwork=p_artwork, upright=upright, p_mixed=p_mixed, steep=steep,
-                                   design=design, wear=wear)
-        for part in tqdm(pool.imap(render, seeds), total=chunks, desc="render", unit="chunk"):
-            parts.append(part)
-    x = np.concatenate([p[0] for p in parts])
-    y = np.concatenate([p[1] for p in parts])
-    r = np.concatenate([p[2] for p in parts])
+        parts = list(tqdm(pool.imap(render, seeds), total=len(seeds), desc="render", unit="chunk"))
+    x, y, r = (np.concatenate([p[i] for p in parts]) for i in range(3))
     np.savez(path, x=x, y=y, r=r)
     return x, y, r
 
@@ -101,8 +107,7 @@ def scene_training_set(frames: int, *, keep: float, per_chunk: int = 25, seed_ba
         path = CACHE_DIR / f"scene_v1_{seed}.npz"
         if not path.is_file():
             np.savez(path, **dict(zip("xyr", train_data.scene_set(per_chunk, seed), strict=True)))
-        data = np.load(path)
-        parts.append((data["x"], data["y"], data["r"]))
+        parts.append(_load_set(path))
     x, y, r = (np.concatenate([p[i] for p in parts]) for i in range(3))
     plentiful = np.isin(y, [CLASSES.index("back"), CLASSES.index("none")])
     sel = ~plentiful | (np.random.default_rng(seed_base).random(len(y)) < keep)
@@ -127,13 +132,7 @@ def lookalike_set(n: int, *, workers: int, seed_base: int) -> tuple[np.ndarray, 
     one set style per 64 crops, chunk seeds from ``seed_base``."""
     chunks = n // 64
     path = CACHE_DIR / f"lookalike_v7_s{seed_base}_{chunks * 64}.npz"
-    if not path.is_file():
-        CACHE_DIR.mkdir(exist_ok=True)
-        with mp.get_context("fork").Pool(workers) as pool:
-            parts = pool.map(_lookalike_chunk, range(seed_base, seed_base + chunks))
-        np.savez(path, **{k: np.concatenate([p[i] for p in parts]) for i, k in enumerate("xyr")})
-    data = np.load(path)
-    return data["x"], data["y"], data["r"]
+    return _cached_chunks(path, _lookalike_chunk, range(seed_base, seed_base + chunks), workers=workers)
 
 
 def build_model(widths: tuple[int, ...] = WIDTHS):
@@ -423,8 +422,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rendered {sum(len(p[1]) for p in parts)} crops in {render_s:.0f} s")
         return 0
     for extra in args.also:
-        data = np.load(extra)
-        parts.append((data["x"], data["y"], data["r"]))
+        parts.append(_load_set(extra))
     reload = None
     if args.chunks:
         def reload():
