@@ -2,7 +2,7 @@
 
     python -m hardware.sim.training.ensemble --members A.onnx B.onnx --weights 0.4 0.6 --out DIR
 
-Each member is a model exported by ``hardware.sim.training.train`` (the same network shape). The
+Each member is a model exported by ``hardware.sim.training.train`` (of any ``--widths`` and ``--depth``). The
 joined model runs every member on the crop; its tile and rotation logits are the members' logits
 weighed by ``--weights`` (folded into each member's heads), then calibrated again (one temperature
 fitted on held-out renders, as ``train`` does). Its ``features`` output (the embedding that
@@ -26,11 +26,11 @@ from pathlib import Path
 from hardware.sim.training import data as train_data
 from hardware.sim.training.train import (
     CALIBRATION_SEED,
-    WIDTHS,
     build_model,
     export_onnx,
     fit_temperature,
     init_from_onnx,
+    onnx_architecture,
     write_report,
 )
 
@@ -42,7 +42,7 @@ def joined(members: list[Path], weights: list[float]):
 
     nets = []
     for path, w in zip(members, weights, strict=True):
-        net = build_model(WIDTHS)
+        net = build_model(*onnx_architecture(path))
         init_from_onnx(net, path)
         with torch.no_grad():
             for head in (net.tile_head, net.rotation_head):

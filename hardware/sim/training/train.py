@@ -17,6 +17,7 @@ cached ``.npz`` sets), ``--init-onnx FILE`` (fine-tune from an exported model's 
 ``--scene-frames F`` (also train on the crops the table reader cuts from ``F`` frames of the scene
 renderer, labelled by the shipped model, which reads them exactly: ``data.scene_set``; cached in
 ``.train/``), ``--scene-keep`` (the share of their backs and empty places kept), ``--widths`` (the network's channels),
+``--depth`` (blocks at each width: a deeper network fine-tuned from a shallower file starts as that file),
 ``--distill TEACHER.onnx`` (also match the teacher's answers on the crops it reads right),
 ``--p-artwork`` (the share of rendered sets in the artwork), ``--p-mixed`` (the share of the others
 drawn in ``tile_designs.mixed_design``), ``--upright`` (render under the near-upright
@@ -49,6 +50,8 @@ MODEL_DIR = REPO / "vision" / "models"
 CALIBRATION_SEED = train_data.HELDOUT_SEED + 500_000  # held-out renders for the temperature, not for the figures
 CHUNK = 2000
 WIDTHS = (32, 64, 96, 128, 192, 256)  # the shipped model's (2026-12-03); the artwork model of 2026-11-29: 16,32,48,64,96,128
+STRIDES = (1, 2, 1, 2, 1)             # of the five blocks after the stem
+DEPTH = (1, 1, 1, 1, 1)               # blocks at each of the five widths (candidates 36-37: 1,2,2,2,2)
 
 
 def _render_chunk(seed: int, p_artwork: float = train_data.P_ARTWORK, upright: bool = False, p_mixed: float = 0.0,
@@ -135,9 +138,10 @@ def lookalike_set(n: int, *, workers: int, seed_base: int) -> tuple[np.ndarray, 
     return _cached_chunks(path, _lookalike_chunk, range(seed_base, seed_base + chunks), workers=workers)
 
 
-def build_model(widths: tuple[int, ...] = WIDTHS):
+def build_model(widths: tuple[int, ...] = WIDTHS, depth: tuple[int, ...] = DEPTH):
     """The network: a stride-2 stem and five depthwise-separable blocks (``widths``: the stem's and each
-    block's output channels), global pooling, two heads.
+    block's output channels), global pooling, two heads. ``depth[i]`` > 1 follows block i with
+    ``depth[i] - 1`` more blocks of its width (stride 1).
 
     Convolutions carry a bias and no batch norm: the exported graph (batch norm folded into the
     convolutions) can then be loaded back with :func:`init_from_onnx` and fine-tuned.
@@ -146,27 +150,28 @@ def build_model(widths: tuple[int, ...] = WIDTHS):
     import torch
     from torch import nn
 
-    def block(cin: int, cout: int, stride: int) -> nn.Sequential:
-        return nn.Sequential(
+    def block(cin: int, cout: int, stride: int, slot: tuple[int, int]) -> nn.Sequential:
+        b = nn.Sequential(
             nn.Conv2d(cin, cin, 3, stride, 1, groups=cin), nn.ReLU(inplace=True),
             nn.Conv2d(cin, cout, 1), nn.ReLU(inplace=True),
         )
+        b.slot = slot  # (width i, j-th block of it): init_from_onnx starts the j >= file's depth as identities
+        return b
 
     w = tuple(widths)
+    if len(depth) != len(w) - 1 or min(depth) < 1:
+        raise ValueError(f"build_model: depth needs {len(w) - 1} counts of at least 1, got {depth}")
+    layers = [nn.Conv2d(3, w[0], 3, 2, 1), nn.ReLU(inplace=True)]   # 20x20
+    for i, stride in enumerate(STRIDES):   # 20x20, 10x10, 10x10, 5x5, 5x5
+        layers.append(block(w[i], w[i + 1], stride, (i, 0)))
+        layers += [block(w[i + 1], w[i + 1], 1, (i, j)) for j in range(1, depth[i])]
 
     class TileNet(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.features = nn.Sequential(
-                nn.Conv2d(3, w[0], 3, 2, 1), nn.ReLU(inplace=True),  # 20x20
-                block(w[0], w[1], 1),
-                block(w[1], w[2], 2),   # 10x10
-                block(w[2], w[3], 1),
-                block(w[3], w[4], 2),   # 5x5
-                block(w[4], w[5], 1),
-            )
-            self.tile_head = nn.Linear(w[5], len(CLASSES))
-            self.rotation_head = nn.Linear(w[5], len(ROTATIONS))
+            self.features = nn.Sequential(*layers)
+            self.tile_head = nn.Linear(w[-1], len(CLASSES))
+            self.rotation_head = nn.Linear(w[-1], len(ROTATIONS))
             self.dropout = nn.Dropout(0.1)
 
         def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -177,8 +182,30 @@ def build_model(widths: tuple[int, ...] = WIDTHS):
     return TileNet()
 
 
+def onnx_architecture(path: Path) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """``(widths, depth)`` of an exported model, read from its convolutions (for :func:`build_model`)."""
+    import onnx
+    from onnx import numpy_helper
+
+    m = onnx.load(str(path))
+    shapes = {i.name: numpy_helper.to_array(i).shape for i in m.graph.initializer}
+    convs = [n for n in m.graph.node if n.op_type == "Conv"]
+    widths, depth = [shapes[convs[0].input[1]][0]], []
+    for pw in convs[2::2]:   # after the stem: (depthwise, pointwise) pairs
+        cout = shapes[pw.input[1]][0]
+        if depth and cout == widths[-1] and len(widths) > 1:
+            depth[-1] += 1
+        else:
+            widths.append(cout)
+            depth.append(1)
+    return tuple(widths), tuple(depth)
+
+
 def init_from_onnx(model, path: Path) -> None:
-    """Load the weights of an exported model (convolutions in graph order, then the two heads)."""
+    """Load the weights of an exported model (convolutions in graph order, then the two heads). A model
+    deeper than the file (``build_model``'s ``depth``) takes the file's blocks in order and starts each
+    block the file lacks as the identity (its input follows a ReLU, so it passes through unchanged):
+    the deeper network first reads exactly as the file does."""
     import onnx
     import torch
     from onnx import numpy_helper
@@ -186,13 +213,30 @@ def init_from_onnx(model, path: Path) -> None:
     m = onnx.load(str(path))
     inits = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
     convs = [n for n in m.graph.node if n.op_type == "Conv"]
-    mods = [mod for mod in model.features.modules() if isinstance(mod, torch.nn.Conv2d)]
-    if len(convs) != len(mods):
-        raise ValueError(f"init_from_onnx: {path} has {len(convs)} convolutions, the network {len(mods)}")
+    blocks = list(model.features.children())
+    slots = [b.slot for b in blocks if hasattr(b, "slot")]
+    depth = tuple(max(j for i2, j in slots if i2 == i) + 1 for i in range(len(STRIDES)))
+    _, file_depth = onnx_architecture(path)
+    if len(file_depth) != len(depth) or any(f > d for f, d in zip(file_depth, depth, strict=True)):
+        raise ValueError(f"init_from_onnx: {path} has blocks {file_depth}, deeper than the network's {depth}")
+    extra = [b for b in blocks if hasattr(b, "slot") and b.slot[1] >= file_depth[b.slot[0]]]
+    mine = [mod for b in blocks if b not in extra for mod in b.modules() if isinstance(mod, torch.nn.Conv2d)]
+    if len(convs) != len(mine):
+        raise ValueError(f"init_from_onnx: {path} has {len(convs)} convolutions, the network {len(mine)}")
     with torch.no_grad():
-        for node, mod in zip(convs, mods, strict=True):
+        for node, mod in zip(convs, mine, strict=True):
+            if tuple(mod.weight.shape) != inits[node.input[1]].shape:
+                raise ValueError(f"init_from_onnx: {path}: a convolution of shape {inits[node.input[1]].shape}, "
+                                 f"the network's {tuple(mod.weight.shape)}")
             mod.weight.copy_(torch.from_numpy(inits[node.input[1]]))
             mod.bias.copy_(torch.from_numpy(inits[node.input[2]]))
+        for b in extra:
+            depthwise, pointwise = (mod for mod in b.modules() if isinstance(mod, torch.nn.Conv2d))
+            depthwise.weight.zero_()
+            depthwise.weight[:, 0, 1, 1] = 1.0
+            pointwise.weight.copy_(torch.eye(pointwise.out_channels)[:, :, None, None])
+            depthwise.bias.zero_()
+            pointwise.bias.zero_()
         for head in ("tile_head", "rotation_head"):
             getattr(model, head).weight.copy_(torch.from_numpy(inits[f"{head}.weight"]))
             getattr(model, head).bias.copy_(torch.from_numpy(inits[f"{head}.bias"]))
@@ -236,7 +280,8 @@ def teacher_targets(x: np.ndarray, y: np.ndarray, teacher: Path, threads: int
 
 def train(x: np.ndarray, y: np.ndarray, r: np.ndarray, *, epochs: int, threads: int, seed: int = 0,
           init: Path | None = None, init_onnx: Path | None = None, max_lr: float = 4e-3, reload=None,
-          widths: tuple[int, ...] = WIDTHS, teacher: Path | None = None, distill_weight: float = 1.0):
+          widths: tuple[int, ...] = WIDTHS, depth: tuple[int, ...] = DEPTH, teacher: Path | None = None,
+          distill_weight: float = 1.0):
     """Train (or fine-tune) the network; ``reload()``, if given, returns a fresh (x, y, r) each epoch
     (data still being rendered joins as it lands). LR: 10 % warm-up, then cosine down to 2 %.
     ``teacher``: also match that model's tile and rotation probabilities on the crops it reads right
@@ -249,7 +294,7 @@ def train(x: np.ndarray, y: np.ndarray, r: np.ndarray, *, epochs: int, threads: 
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     symmetric = train_data.symmetric_180()
-    model = build_model(widths)
+    model = build_model(widths, depth)
     if init is not None:  # fine-tune from an earlier run's weights
         model.load_state_dict(torch.load(init, map_location="cpu"))
     if init_onnx is not None:
@@ -388,6 +433,9 @@ def main(argv: list[str] | None = None) -> int:
                     "scene-renderer frames (labelled by the shipped model)")
     ap.add_argument("--widths", default=",".join(map(str, WIDTHS)),
                     help="channels of the stem and the five blocks, comma-separated")
+    ap.add_argument("--depth", default=",".join(map(str, DEPTH)),
+                    help="blocks at each of the five widths, comma-separated (with --init-onnx of a shallower "
+                         "model the added blocks start as the identity)")
     ap.add_argument("--distill", type=Path, default=None, help="teacher model (ONNX) to distil on the crops it reads right")
     ap.add_argument("--distill-weight", type=float, default=1.0)
     ap.add_argument("--p-artwork", type=float, default=train_data.P_ARTWORK,
@@ -436,9 +484,12 @@ def main(argv: list[str] | None = None) -> int:
     widths = tuple(int(w) for w in args.widths.split(","))
     if len(widths) != len(WIDTHS):
         ap.error(f"--widths: {len(WIDTHS)} numbers, got {args.widths!r}")
+    depth = tuple(int(d) for d in args.depth.split(","))
+    if len(depth) != len(DEPTH) or min(depth) < 1:
+        ap.error(f"--depth: {len(DEPTH)} numbers of at least 1, got {args.depth!r}")
     model, symmetric = train(x, y, r, epochs=args.epochs, threads=args.threads, init=args.init,
                              init_onnx=args.init_onnx, max_lr=args.max_lr, reload=reload, widths=widths,
-                             teacher=args.distill, distill_weight=args.distill_weight)
+                             depth=depth, teacher=args.distill, distill_weight=args.distill_weight)
     train_s = time.monotonic() - t1
     temperature = calibrate(model, args.calibration, args.threads)
     onnx_path = args.out / "tiles.onnx"
