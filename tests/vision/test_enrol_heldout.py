@@ -32,6 +32,9 @@ def clf():
     return OnnxTileClassifier()
 
 
+_READS: dict[str, dict[str, float]] = {}
+
+
 def _enrolled_reads(clf, name: str, renderer) -> dict[str, float]:
     """One set of the design enrolled (4 pictures per kind) and read on its other renders; each figure
     the share of those renders read right (``n``: how many). Kept per design for the whitening test."""
@@ -57,8 +60,6 @@ def _enrolled_reads(clf, name: str, renderer) -> dict[str, float]:
     _READS[name] = {"zero": zero, "after": after, "frames": frames, "reader": reader, "plain": plain, "n": len(test)}
     return _READS[name]
 
-
-_READS: dict[str, dict[str, float]] = {}
 
 
 @pytest.mark.parametrize("name, renderer", designs(), ids=[n for n, _ in designs()])

@@ -169,6 +169,7 @@ def build_model(widths: tuple[int, ...] = WIDTHS, depth: tuple[int, ...] = DEPTH
     class TileNet(nn.Module):
         def __init__(self) -> None:
             super().__init__()
+            self.depth = tuple(depth)   # for init_from_onnx
             self.features = nn.Sequential(*layers)
             self.tile_head = nn.Linear(w[-1], len(CLASSES))
             self.rotation_head = nn.Linear(w[-1], len(ROTATIONS))
@@ -188,8 +189,13 @@ def onnx_architecture(path: Path) -> tuple[tuple[int, ...], tuple[int, ...]]:
     from onnx import numpy_helper
 
     m = onnx.load(str(path))
-    shapes = {i.name: numpy_helper.to_array(i).shape for i in m.graph.initializer}
-    convs = [n for n in m.graph.node if n.op_type == "Conv"]
+    return _architecture({i.name: numpy_helper.to_array(i) for i in m.graph.initializer},
+                         [n for n in m.graph.node if n.op_type == "Conv"])
+
+
+def _architecture(inits: dict[str, np.ndarray], convs: list) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """``(widths, depth)`` from an exported graph's initializers and its Conv nodes in order."""
+    shapes = {name: a.shape for name, a in inits.items()}
     widths, depth = [shapes[convs[0].input[1]][0]], []
     for pw in convs[2::2]:   # after the stem: (depthwise, pointwise) pairs
         cout = shapes[pw.input[1]][0]
@@ -214,11 +220,10 @@ def init_from_onnx(model, path: Path) -> None:
     inits = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
     convs = [n for n in m.graph.node if n.op_type == "Conv"]
     blocks = list(model.features.children())
-    slots = [b.slot for b in blocks if hasattr(b, "slot")]
-    depth = tuple(max(j for i2, j in slots if i2 == i) + 1 for i in range(len(STRIDES)))
-    _, file_depth = onnx_architecture(path)
-    if len(file_depth) != len(depth) or any(f > d for f, d in zip(file_depth, depth, strict=True)):
-        raise ValueError(f"init_from_onnx: {path} has blocks {file_depth}, deeper than the network's {depth}")
+    _, file_depth = _architecture(inits, convs)
+    if len(file_depth) != len(model.depth) or any(f > d for f, d in zip(file_depth, model.depth, strict=True)):
+        raise ValueError(f"init_from_onnx: {path} has blocks {file_depth}, the network {model.depth}: "
+                         "a network can only start from a file as deep as it or shallower")
     extra = [b for b in blocks if hasattr(b, "slot") and b.slot[1] >= file_depth[b.slot[0]]]
     mine = [mod for b in blocks if b not in extra for mod in b.modules() if isinstance(mod, torch.nn.Conv2d)]
     if len(convs) != len(mine):
