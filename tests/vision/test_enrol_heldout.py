@@ -61,7 +61,6 @@ def _enrolled_reads(clf, name: str, renderer) -> dict[str, float]:
     return _READS[name]
 
 
-
 @pytest.mark.parametrize("name, renderer", designs(), ids=[n for n, _ in designs()])
 def test_enrolment_lifts_a_heldout_design(clf, name, renderer):
     got = _enrolled_reads(clf, name, renderer)
