@@ -12,8 +12,11 @@ Phases (``CycleState.state``)::
       │ Reset                            │ Button(ok) = tiles pushed in             ▼
     halted ◀── any fault            receiving ◀──(next hand)── playing ◀── DiceResult ── dice
 
-- ``receiving``: the centre opening is open (``Centre(is_open=True)``), the players push the
-  tiles in; any seat's ``ok`` button says they are in, then the opening closes.
+- ``receiving``: the centre opening opens (``Centre(is_open=True)``), the players push the
+  tiles in; any seat's ``ok`` button says they are in, then the opening closes. An ``ok`` before
+  the firmware reported the opening open (``CentreDone``) is ignored: no tile can be in yet, and a
+  close sent while the opening still moves would be refused ``busy`` and halt the table (a second
+  press to confirm a hand's result, or one that shows again, comes just then).
 - ``closing`` → ``lifting``: once the opening is closed and a set is stacked inside, the walls
   go up (``LiftWalls``); a set still shuffling is waited for (``waiting_stack``).
 - after ``lift_done`` the returned set is shuffled in the background (``ShuffleSet``, about 60 s);
@@ -150,6 +153,7 @@ class CycleState:
     profile: CycleProfile = field(default_factory=CycleProfile)
     halted_in: str = ""                     # the phase the table stopped in (what a retry takes up again)
     paused: bool = False                    # staff paused the game: motions wait until resumed
+    centre_open: bool = False               # the opening reported open (CentreDone), no centre move asked since
 
     @property
     def motion_allowed(self) -> bool:
@@ -179,7 +183,11 @@ def initial_state(profile: CycleProfile | None = None) -> CycleState:
 
 def step(state: CycleState, event: ev.Event | ev.Command, now: float) -> tuple[CycleState, list[MachineCommand]]:
     """Feed one event (or the game's ``Lift`` request); return the new state and the commands."""
+    if isinstance(event, CentreDone):      # where the opening is, in any phase (halted too)
+        state = dataclasses.replace(state, centre_open=event.is_open)
     s, cmds = _step(state, event, now)
+    if any(isinstance(c, Centre) for c in cmds):
+        s = dataclasses.replace(s, centre_open=False)       # moving (or due to move): not open for tiles
     s, cmds = _watch_shuffle(s, now, cmds)
     return _release(s, cmds)
 
@@ -247,7 +255,7 @@ def _step(s: CycleState, e: object, now: float) -> tuple[CycleState, list[Machin
             return dataclasses.replace(s, state="lifting"), [LiftWalls()]
         return s, []
     if isinstance(e, ev.Button):
-        if s.state == "receiving" and e.action == "ok":
+        if s.state == "receiving" and e.action == "ok" and s.centre_open:
             return dataclasses.replace(s, state="closing"), [Centre(is_open=False)]
         if s.state == "ready" and e.action == "dice":
             return dataclasses.replace(s, state="dice"), []

@@ -57,11 +57,27 @@ def test_hand_end_push_close_lift_next_set_and_shuffle_the_returned_one():
 
 def test_a_short_hand_waits_for_the_shuffle_before_lifting():
     s, _ = run(FIRST_HAND)
-    s, cmds = run([(ev.Lift(), 30.0), (ev.Button(seat=1, action="ok"), 33.0),
+    s, cmds = run([(ev.Lift(), 30.0), (C.CentreDone(is_open=True), 31.0), (ev.Button(seat=1, action="ok"), 33.0),
                    (C.CentreDone(is_open=False), 35.0)], s)
     assert s.state == "waiting_stack" and kinds(cmds) == ["machine.centre", "machine.centre"]
     s, cmds = run([(ev.StackReady(counts=(34,) * 4), 68.0)], s)
     assert s.state == "lifting" and kinds(cmds) == ["machine.lift"]
+
+
+@pytest.mark.parametrize("before", [[], [(ev.HostRestarted(), 301.0)]], ids=["opening", "asked-again"])
+def test_an_ok_before_the_opening_is_open_closes_nothing(before):
+    """Seen in a loaded run: an ok (a result confirmed again) came while the opening still moved;
+    the close went out at once, the MCU refused it busy, and the table halted. The opening's move
+    must end first: only an ok after its ``CentreDone`` closes it."""
+    s, _ = run(FIRST_HAND + [(ev.StackReady(counts=(34,) * 4), 68.0)])
+    s, cmds = run([(ev.Lift(), 300.0)] + before + [(ev.Button(seat=2, action="ok"), 301.5)], s)
+    assert s.state == "receiving" and not s.centre_open
+    assert [c for _, c in cmds if isinstance(c, C.Centre)] == [C.Centre(is_open=True)] * (1 + len(before))
+    s, cmds = run([(C.CentreDone(is_open=True), 302.0), (ev.Button(seat=2, action="ok"), 320.0)], s)
+    assert s.state == "closing" and [c for _, c in cmds] == [C.Centre(is_open=False)] and not s.centre_open
+    # a press while it closes changes nothing either; the close's done lifts the walls
+    s, cmds = run([(ev.Button(seat=0, action="ok"), 321.0), (C.CentreDone(is_open=False), 322.0)], s)
+    assert s.state == "lifting" and [c for _, c in cmds] == [C.LiftWalls()]
 
 
 @pytest.mark.parametrize("event, reason", [
