@@ -74,6 +74,7 @@ class TablePart:
         self.last_error = ""
         self.latched_fault = ""                        # the MCU's latched fault, "" when none
         self._reset_task: asyncio.Task | None = None
+        self._rolling: asyncio.Task | None = None       # the dice roll under way
 
     @classmethod
     def with_simulator(cls, *, workdir: str | None = None, time_scale: float = 1.0, sim_args: list[str] | None = None,
@@ -251,6 +252,11 @@ class TablePart:
         elif self.game_motion and isinstance(command, ev.Shuffle):
             job = self._shuffle_hopper
         elif isinstance(command, ev.RollDice):
+            if self._rolling is not None and not self._rolling.done():
+                # a second press while the dice still roll (about 1.5 s): the MCU would refuse the
+                # roll busy and the table would halt on it; the roll under way answers both presses
+                log.info("%s: the dice are rolling; the press of seat %d adds nothing", self.name, command.seat)
+                return True
             job = lambda: t.dice.roll(command.count, command.seat, timeout_s=self.timeouts_s["dice"])  # noqa: E731
         elif isinstance(command, ev.LightButton):
             if self.gpio is not None and command.action == "dice":
@@ -265,6 +271,8 @@ class TablePart:
         task = asyncio.get_running_loop().create_task(self._run(command, job))
         if isinstance(command, cy.ResetFault):
             self._reset_task = task
+        elif isinstance(command, ev.RollDice):
+            self._rolling = task
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return True
