@@ -74,7 +74,7 @@ class TablePart:
         self.last_error = ""
         self.latched_fault = ""                        # the MCU's latched fault, "" when none
         self._reset_task: asyncio.Task | None = None
-        self._rolling: asyncio.Task | None = None       # the dice roll under way
+        self._rolling: asyncio.Task | None = None       # the dice roll under way, until its result comes
 
     @classmethod
     def with_simulator(cls, *, workdir: str | None = None, time_scale: float = 1.0, sim_args: list[str] | None = None,
@@ -198,6 +198,9 @@ class TablePart:
             elif isinstance(msg, p.ShuffleDone):
                 self._emit(ev.StackReady(counts=tuple(msg.lanes), now=now))
             elif isinstance(msg, p.DiceResult):
+                # the MCU's dice are free again: a press the game answers with the next roll (a Hong
+                # Kong break rolls twice) may come before the roll's own task has wound up
+                self._rolling = None
                 self._emit(ev.DiceResult(seat=msg.seat, dice=tuple(msg.values), now=now))
             elif isinstance(msg, p.Done) and msg.cmd == p.Centre.TYPE:
                 status = self._centre_target.pop(msg.job, None)
