@@ -12,8 +12,8 @@ both ways and holds no game state:
 - commands ← the cycle's ``Centre``, ``LiftWalls``, ``ShuffleSet``, ``StopMotors``,
   ``MotorPower``, ``ResetFault``, and the game's ``RollDice``, ``LightButton``, ``Show``
   (``data["text"]`` on seat ``data["seat"]`` or all, ``data["scores"]`` one per seat display). The game's own ``Lift``/``Shuffle`` are
-  requests for the cycle and are not carried out here unless ``game_motion=True`` (a daemon
-  running without the cycle).
+  requests for the cycle and are never carried out here: every motion goes through the cycle,
+  which asks for one motion of a part at a time (the MCU refuses a second one ``busy``).
 
 A command that fails is reported as ``McuFault`` (``rejected``, ``timeout``, ``interlock``)
 so the cycle halts with its reason; the part never raises into the loop.
@@ -57,11 +57,10 @@ class TablePart:
     name = "firmware"
     runs_machine_cycle = True      # it carries out controller.cycle's commands (the daemon shows the cycle)
 
-    def __init__(self, port: str, *, gpio: TableGpio | None = None, game_motion: bool = False,
+    def __init__(self, port: str, *, gpio: TableGpio | None = None,
                  timeouts_s: dict[str, float] | None = None, sim: Any = None, **link_options: Any) -> None:
         self.port = port
         self.gpio = gpio
-        self.game_motion = game_motion
         self.timeouts_s = {"lift": 30.0, "centre": 10.0, "shuffle": 90.0, "dice": 10.0, **(timeouts_s or {})}
         self.table = SerialTable.over(port, interlock=gpio, on_event=self._on_mcu, **link_options)
         self.sim = sim
@@ -248,12 +247,10 @@ class TablePart:
             job = self._reset_fault
         elif isinstance(command, cy.Centre):
             job = lambda: self._centre(command.is_open)  # noqa: E731
-        elif isinstance(command, cy.LiftWalls) or (self.game_motion and isinstance(command, ev.Lift)):
+        elif isinstance(command, cy.LiftWalls):
             job = lambda: t.wall_lift.lift("all", timeout_s=self.timeouts_s["lift"])  # noqa: E731
         elif isinstance(command, cy.ShuffleSet):
             job = lambda: t.shuffler.shuffle(command.tile_set, timeout_s=self.timeouts_s["shuffle"])  # noqa: E731
-        elif self.game_motion and isinstance(command, ev.Shuffle):
-            job = self._shuffle_hopper
         elif isinstance(command, ev.RollDice):
             if self._rolling is not None and not self._rolling.done():
                 # a second press while the dice still roll (about 1.5 s): the MCU would refuse the
@@ -288,11 +285,6 @@ class TablePart:
             self._centre_target[job] = is_open
             return p.Centre(job=job, open=int(is_open))
         await mcu.run(make, part="centre", timeout_s=self.timeouts_s["centre"])
-
-    async def _shuffle_hopper(self) -> None:
-        status = await self.table.mcu.status()
-        if 0 in status.sets:
-            await self.table.shuffler.shuffle(status.sets.index(0), timeout_s=self.timeouts_s["shuffle"])
 
     async def _show(self, command: ev.Show) -> None:
         async with self._display_lock:

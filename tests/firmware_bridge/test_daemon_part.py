@@ -63,6 +63,8 @@ def test_two_hands_through_the_cycle(sim_mcu):
         d = MiniDaemon(TablePart(sim_mcu.port))
         await d.start()
         try:
+            # the game's own Lift and Shuffle are requests for the cycle: the part moves nothing for them
+            assert d.part.handle(ev.Lift()) is False and d.part.handle(ev.Shuffle()) is False
             d.accept(ev.StartGame(ruleset="tenhou"))
             await d.until(lambda: d.state.state == "ready")
             d.part.handle(ev.RollDice(seat=0, count=2))              # the game's command
