@@ -207,11 +207,12 @@ def _architecture(inits: dict[str, np.ndarray], convs: list) -> tuple[tuple[int,
     return tuple(widths), tuple(depth)
 
 
-def init_from_onnx(model, path: Path) -> None:
+def init_from_onnx(model, path: Path, *, seed: int = 0) -> None:
     """Load the weights of an exported model (convolutions in graph order, then the two heads). A model
     deeper than the file (``build_model``'s ``depth``) takes the file's blocks in order and starts each
     block the file lacks as the identity (its input follows a ReLU, so it passes through unchanged):
-    the deeper network first reads exactly as the file does."""
+    the deeper network first reads exactly as the file does. A model wider than the file (more channels
+    at some widths) starts from the file's network made wider by :func:`widen` (it too reads as the file)."""
     import onnx
     import torch
     from onnx import numpy_helper
@@ -220,7 +221,16 @@ def init_from_onnx(model, path: Path) -> None:
     inits = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
     convs = [n for n in m.graph.node if n.op_type == "Conv"]
     blocks = list(model.features.children())
-    _, file_depth = _architecture(inits, convs)
+    file_widths, file_depth = _architecture(inits, convs)
+    widths = _model_widths(model)
+    if file_widths != widths:
+        if len(file_widths) != len(widths) or any(f > w for f, w in zip(file_widths, widths, strict=True)):
+            raise ValueError(f"init_from_onnx: {path} has widths {file_widths}, the network {widths}: "
+                             "a network can only start from a file as wide as it or narrower")
+        narrow = build_model(file_widths, model.depth)
+        init_from_onnx(narrow, path)
+        widen(narrow, model, seed=seed)
+        return
     if len(file_depth) != len(model.depth) or any(f > d for f, d in zip(file_depth, model.depth, strict=True)):
         raise ValueError(f"init_from_onnx: {path} has blocks {file_depth}, the network {model.depth}: "
                          "a network can only start from a file as deep as it or shallower")
@@ -245,6 +255,58 @@ def init_from_onnx(model, path: Path) -> None:
         for head in ("tile_head", "rotation_head"):
             getattr(model, head).weight.copy_(torch.from_numpy(inits[f"{head}.weight"]))
             getattr(model, head).bias.copy_(torch.from_numpy(inits[f"{head}.bias"]))
+
+
+def _model_widths(model) -> tuple[int, ...]:
+    """The stem's and each width's output channels of a ``build_model`` network."""
+    from torch import nn
+
+    convs = [m for m in model.features.modules() if isinstance(m, nn.Conv2d)]
+    widths = [convs[0].out_channels]
+    for pw in convs[2::2]:
+        if pw.out_channels != widths[-1] or len(widths) == 1:
+            widths.append(pw.out_channels)
+    return tuple(widths)
+
+
+def widen(narrow, wide, *, seed: int = 0) -> None:
+    """Copy ``narrow`` into ``wide`` (same depth, at least as many channels at each width) so that ``wide``
+    computes the same function (Net2WiderNet, Chen et al. 2016): each added channel repeats a channel of its
+    width chosen at random, and the layer after it shares that channel's outgoing weights among the copies in
+    random parts summing to one (the same sum, and copies that learn apart from the first step)."""
+    import torch
+    from torch import nn
+
+    rng = np.random.default_rng(seed)
+    wn, ww = _model_widths(narrow), _model_widths(wide)
+    maps, shares = [], []
+    for a, b in zip(wn, ww, strict=True):
+        g = np.concatenate([np.arange(a), rng.integers(0, a, b - a)])
+        share = np.ones(b)
+        for c in np.unique(g):
+            copies = np.flatnonzero(g == c)
+            share[copies] = rng.dirichlet(np.full(len(copies), 4.0)) if len(copies) > 1 else 1.0
+        maps.append(torch.from_numpy(g))
+        shares.append(torch.from_numpy(share).float())
+    old = [m for m in narrow.features.modules() if isinstance(m, nn.Conv2d)]
+    new = [m for m in wide.features.modules() if isinstance(m, nn.Conv2d)]
+    levels = [0] + [lv for i, d in enumerate(narrow.depth) for lv in [i + 1] * d]   # the width each conv pair writes
+    with torch.no_grad():
+        new[0].weight.copy_(old[0].weight[maps[0]])
+        new[0].bias.copy_(old[0].bias[maps[0]])
+        src = 0
+        for k, out in enumerate(levels[1:]):
+            dw_o, pw_o, dw_n, pw_n = old[1 + 2 * k], old[2 + 2 * k], new[1 + 2 * k], new[2 + 2 * k]
+            gi, si, go = maps[src], shares[src], maps[out]
+            dw_n.weight.copy_(dw_o.weight[gi])
+            dw_n.bias.copy_(dw_o.bias[gi])
+            pw_n.weight.copy_(pw_o.weight[go][:, gi] * si[None, :, None, None])
+            pw_n.bias.copy_(pw_o.bias[go])
+            src = out
+        for head in ("tile_head", "rotation_head"):
+            h_o, h_n = getattr(narrow, head), getattr(wide, head)
+            h_n.weight.copy_(h_o.weight[:, maps[-1]] * shares[-1][None, :])
+            h_n.bias.copy_(h_o.bias)
 
 
 def _rotation_targets(y: np.ndarray, r: np.ndarray, symmetric: frozenset[str]) -> np.ndarray:
@@ -303,7 +365,7 @@ def train(x: np.ndarray, y: np.ndarray, r: np.ndarray, *, epochs: int, threads: 
     if init is not None:  # fine-tune from an earlier run's weights
         model.load_state_dict(torch.load(init, map_location="cpu"))
     if init_onnx is not None:
-        init_from_onnx(model, init_onnx)
+        init_from_onnx(model, init_onnx, seed=seed)
     model = model.to(memory_format=torch.channels_last)  # the batches are NHWC already; about 2x faster on the CPU
     batch = 256
     opt = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=1e-4)
