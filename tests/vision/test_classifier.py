@@ -132,7 +132,8 @@ def test_one_run_gives_the_answers_and_the_embedding_of_two(clf):
     np.testing.assert_array_equal(tile_logits, want_tile)
     np.testing.assert_array_equal(rotation_logits, want_rotation)
     np.testing.assert_allclose(emb, clf.embed(crops, turns=1), atol=1e-6)
-    assert emb.shape == (3, 256)
+    # the features output (the lead member's last layer: 384 channels since 2026-12-07), not the 47 logits
+    assert clf.embedding_output == "features" and emb.shape == (3, 384)
 
 
 def test_voted_classification_agrees_on_clear_crops(clf):
