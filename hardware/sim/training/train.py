@@ -170,6 +170,7 @@ def build_model(widths: tuple[int, ...] = WIDTHS, depth: tuple[int, ...] = DEPTH
         def __init__(self) -> None:
             super().__init__()
             self.depth = tuple(depth)   # for init_from_onnx
+            self.widths = w             # for init_from_onnx and widen
             self.features = nn.Sequential(*layers)
             self.tile_head = nn.Linear(w[-1], len(CLASSES))
             self.rotation_head = nn.Linear(w[-1], len(ROTATIONS))
@@ -222,7 +223,7 @@ def init_from_onnx(model, path: Path, *, seed: int = 0) -> None:
     convs = [n for n in m.graph.node if n.op_type == "Conv"]
     blocks = list(model.features.children())
     file_widths, file_depth = _architecture(inits, convs)
-    widths = _model_widths(model)
+    widths = model.widths
     if file_widths != widths:
         if len(file_widths) != len(widths) or any(f > w for f, w in zip(file_widths, widths, strict=True)):
             raise ValueError(f"init_from_onnx: {path} has widths {file_widths}, the network {widths}: "
@@ -257,18 +258,6 @@ def init_from_onnx(model, path: Path, *, seed: int = 0) -> None:
             getattr(model, head).bias.copy_(torch.from_numpy(inits[f"{head}.bias"]))
 
 
-def _model_widths(model) -> tuple[int, ...]:
-    """The stem's and each width's output channels of a ``build_model`` network."""
-    from torch import nn
-
-    convs = [m for m in model.features.modules() if isinstance(m, nn.Conv2d)]
-    widths = [convs[0].out_channels]
-    for pw in convs[2::2]:
-        if pw.out_channels != widths[-1] or len(widths) == 1:
-            widths.append(pw.out_channels)
-    return tuple(widths)
-
-
 def widen(narrow, wide, *, seed: int = 0) -> None:
     """Copy ``narrow`` into ``wide`` (same depth, at least as many channels at each width) so that ``wide``
     computes the same function (Net2WiderNet, Chen et al. 2016): each added channel repeats a channel of its
@@ -278,7 +267,7 @@ def widen(narrow, wide, *, seed: int = 0) -> None:
     from torch import nn
 
     rng = np.random.default_rng(seed)
-    wn, ww = _model_widths(narrow), _model_widths(wide)
+    wn, ww = narrow.widths, wide.widths
     maps, shares = [], []
     for a, b in zip(wn, ww, strict=True):
         g = np.concatenate([np.arange(a), rng.integers(0, a, b - a)])
