@@ -74,6 +74,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from vision.decode import CLASSES, TileGuess, decode, prep_one, softmax, to_bgr
 from vision.layout import VisionError
@@ -186,7 +187,13 @@ class TileSet:
         kinds = self.kinds
         whiten = float(self.rule.get("whiten", 0.0))
         views = [self._views(k, mode) for k in kinds]
-        if not exact:       # the whole set's centre and whitening (exact: each picture's own, below)
+        if exact:           # each picture's own centre and whitening: the set's sums less its kind's, plus
+            sums = [_sums(v, self.dim) for v, _of in views]     # its kind's remade without the picture
+            whole = [sum(s[j] for s in sums) for j in range(3)]
+            every = np.concatenate([v for v, _of in views])
+            sizes = [len(v) for v, _of in views]
+            bounds = list(zip(np.cumsum([0, *sizes[:-1]]), np.cumsum(sizes), strict=True))
+        else:               # the whole set's centre and whitening
             _k, protos, mu, white = self.prototypes(mode)
         genuine, impostor, right = [], [], 0
         for ki, k in enumerate(kinds):
@@ -195,13 +202,17 @@ class TileSet:
             if n < 2:
                 continue
             for i in range(n):
+                keep = of != i
                 if exact:
-                    rest = [v if j != ki else rows[of != i] for j, (v, _of) in enumerate(views)]
-                    mu, white = _space(rest, self.dim, whiten)
-                    others = _protos(rest, mu, white)
+                    part = _sums(rows[keep], self.dim)
+                    mu, white = _whitening(*(whole[j] - sums[ki][j] + part[j] for j in range(3)), self.dim, whiten)
+                    flat = _unit((every - mu) @ white)
+                    others = np.stack([_unit(flat[a:b].mean(0)) for a, b in bounds])
+                    a, b = bounds[ki]
+                    others[ki] = _unit(flat[a:b][keep].mean(0))
                 else:
                     others = protos.copy()
-                    others[ki] = _unit(_unit((rows[of != i] - mu) @ white).mean(0))
+                    others[ki] = _unit(_unit((rows[keep] - mu) @ white).mean(0))
                 sims = similarity(self.vectors[k][i:i + 1], others, mu, mode, white)[0]
                 genuine.append(float(sims[ki]))
                 sims[ki] = -np.inf
@@ -219,13 +230,16 @@ class TileSet:
         if len(kinds) < 2 or sum(len(self.vectors[k]) >= 2 for k in kinds) < 2:
             self.mode = MODES[0]
             return self.rule
-        best = None
-        for mode in MODES:
-            score = self._leave_one_out(mode, exact=False)[0]
-            if best is None or score > best[0] + 1e-9:
-                best = (score, mode)
-        self.mode = best[1]
-        self.loo_score, genuine, impostor = self._leave_one_out(self.mode, exact=whiten > 0)
+        # one BLAS thread: these are many small products and eigh, which gain nothing from a second
+        # thread on a quiet machine and lose several times over when the cores are busy (a table's Pi)
+        with threadpool_limits(limits=1, user_api="blas"):
+            best = None
+            for mode in MODES:
+                score = self._leave_one_out(mode, exact=False)[0]
+                if best is None or score > best[0] + 1e-9:
+                    best = (score, mode)
+            self.mode = best[1]
+            self.loo_score, genuine, impostor = self._leave_one_out(self.mode, exact=whiten > 0)
         g, i = float(np.median(genuine)), float(np.median(impostor))
         gap = max(g - i, 0.05)
         self.rule = {**self.rule, "ref": round((g + i) / 2, 4), "gate_width": round(gap / 2, 4)}
@@ -326,19 +340,33 @@ class TileSet:
 
 def _space(views: Sequence[np.ndarray], dim: int, whiten: float) -> tuple[np.ndarray, np.ndarray]:
     """Centre and whitening of kinds' vectors ``[(n, P, dim), ...]`` (see :meth:`TileSet.space`)."""
+    sums = [_sums(v, dim) for v in views]
+    return _whitening(*(sum(s[j] for s in sums) for j in range(3)), dim, whiten)
+
+
+def _sums(v: np.ndarray, dim: int) -> tuple[int, np.ndarray, np.ndarray]:
+    """What :func:`_whitening` needs of one kind's vectors ``(n, P, dim)``: their count, sum, and
+    scatter about the kind's own mean (one per phase), in float64. Sums of kinds add up, so the
+    exact leave-one-out remakes only the kind a picture is left out of."""
+    x = v.astype(np.float64)
+    resid = (x - x.mean(0)).reshape(-1, dim) if len(x) else np.zeros((0, dim))
+    return int(x.shape[0] * x.shape[1]), x.reshape(-1, dim).sum(0), resid.T @ resid
+
+
+def _whitening(count: int, total, scatter, dim: int, whiten: float) -> tuple[np.ndarray, np.ndarray]:
+    """Centre and whitening ``(S + whiten * tr(S)/dim * I)^(-1/2)`` from :func:`_sums` added over kinds."""
     eye = np.eye(dim, dtype=np.float32)
-    if not len(views):
+    if count == 0:
         return np.zeros(dim, np.float32), eye
-    mu = np.concatenate(views).reshape(-1, dim).mean(0)
+    mu = (total / count).astype(np.float32)
     if whiten <= 0:
-        return mu.astype(np.float32), eye
-    resid = np.concatenate([(v - v.mean(0)).reshape(-1, dim) for v in views]).astype(np.float64)
-    scatter = resid.T @ resid / max(len(resid), 1)
+        return mu, eye
+    scatter = scatter / count
     trace = float(np.trace(scatter))
     if trace <= 1e-12:
-        return mu.astype(np.float32), eye
+        return mu, eye
     w, vecs = np.linalg.eigh(scatter + whiten * trace / dim * np.eye(dim))
-    return mu.astype(np.float32), ((vecs * np.maximum(w, 1e-12) ** -0.5) @ vecs.T).astype(np.float32)
+    return mu, ((vecs * np.maximum(w, 1e-12) ** -0.5) @ vecs.T).astype(np.float32)
 
 
 def _protos(views: Sequence[np.ndarray], mu: np.ndarray, white: np.ndarray) -> np.ndarray:

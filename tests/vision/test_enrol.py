@@ -13,7 +13,16 @@ import pytest
 from controller.cli import main as tablectl
 from tests.vision.enrol_data import MAT_KINDS, render, standin_design, write_dir
 from vision.classifier import OnnxTileClassifier
-from vision.enrol import AUGMENT, EnrolledClassifier, TileSet, TileSetError, build, model_sha256
+from vision.enrol import (
+    AUGMENT,
+    MODES,
+    EnrolledClassifier,
+    TileSet,
+    TileSetError,
+    build,
+    model_sha256,
+    similarity,
+)
 
 KINDS = ("1m", "5p", "0p", "7z", "3f", "back")
 
@@ -88,6 +97,31 @@ def test_altered_copies_of_a_picture_the_set_lacks_are_refused_as_damage(set_fil
     entry["augmented"]["of"][-1] = entry["count"]
     with pytest.raises(TileSetError, match="damaged .*outside"):
         TileSet.load(_resealed(body, tmp_path / "of.set"))
+
+
+def _without(ts: TileSet, kind: str, i: int) -> TileSet:
+    """The set as if picture ``i`` of ``kind`` had never been enrolled."""
+    keep = ts.augmented_of[kind] != i
+    of = ts.augmented_of[kind][keep]
+    return TileSet(model_sha256=ts.model_sha256, embedding=ts.embedding, dim=ts.dim, mode=ts.mode, rule=ts.rule,
+                   vectors={**ts.vectors, kind: np.delete(ts.vectors[kind], i, axis=0)},
+                   augmented={**ts.augmented, kind: ts.augmented[kind][keep]},
+                   augmented_of={**ts.augmented_of, kind: of - (of > i)})
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_each_picture_is_judged_as_a_set_made_without_it_would_judge_it(set_file, mode):
+    ts = TileSet.load(set_file, model_sha256=model_sha256(OnnxTileClassifier().model_path))
+    _score, genuine, impostor = ts._leave_one_out(mode, exact=True)
+    expected = []
+    for ki, kind in enumerate(ts.kinds):
+        for i in range(len(ts.vectors[kind])):
+            kinds, protos, mu, white = _without(ts, kind, i).prototypes(mode)
+            assert kinds == ts.kinds
+            sims = similarity(ts.vectors[kind][i:i + 1], protos, mu, mode, white)[0]
+            expected.append((sims[ki], np.delete(sims, ki).max()))
+    assert len(genuine) == len(expected) == 3 * len(KINDS)
+    assert np.allclose(list(zip(genuine, impostor, strict=True)), expected, atol=1e-5)
 
 
 PICTURE_SEEDS = range(311, 331)   # one held-out picture per kind for each
