@@ -168,7 +168,7 @@ class TableReader(StripParsing, CropReading):
         self._meld_used: dict[int, list[int]] = {}
         self._plane_cache: dict[float, np.ndarray] = {}
         self.reuse_crops = reuse_crops
-        self._crop_cache: dict[tuple, tuple[np.ndarray, TileGuess]] = {}
+        self._crop_cache: dict[tuple, tuple[np.ndarray, TileGuess, TileRect]] = {}   # key -> thumbnail, answer, place
         self._crop_maps: dict[int, dict[TileRect, tuple]] = {}   # reader_crops._stacked_maps: size -> rect -> maps
         self._crop_keys: dict[TileRect, tuple] = {}                           # reader_crops._crop_key
         self._crop_stack: dict[int, tuple[tuple, tuple]] = {}    # reader_crops._stacked_maps: size -> the last stack
@@ -301,7 +301,7 @@ class TableReader(StripParsing, CropReading):
         sticks = frozenset(int(p) for p in np.flatnonzero(stick_white >= 0.7))
         standing = self._standing.count(frame, [p for p in range(4) if p not in revealed]) if self.count_hands else {}
         return TableView(walls, indicators, {k: tuple(v) for k, v in rivers.items()}, melds, revealed, flowers,
-                         now, len(todo), backs, frozenset(occluded), win_tiles, sticks, standing)
+                         now, len({jobs[i][0] for i in todo}), backs, frozenset(occluded), win_tiles, sticks, standing)
 
     def _revealed_row(self, strip: Strip, parsed: dict, idx: list[int], seen: list[SeenTile], strips: list[dict],
                       revealed: dict, win_tiles: dict) -> None:

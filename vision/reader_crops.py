@@ -21,6 +21,7 @@ from vision.reader_view import (
 log = logging.getLogger(__name__)
 
 _THUMB_MAP = 16    # reuse check: a crop's square sampled 16x16, averaged to 8x8
+_REUSE_SHIFT_MM = 1.5   # reuse check: a place moved this little is the same place (a tile is 26.5 mm wide)
 
 
 class CropReading:
@@ -163,6 +164,13 @@ class CropReading:
         """Classify the tiles at ``rects`` (``packed[i]``: rect i lies in a row of touching tiles)."""
         if not rects:
             return []
+        if len(set(rects)) < len(rects):
+            # one place in two strips (a revealed hand's row parsed as melds too): classified once, as
+            # a tile in a row of touching tiles where either strip says so
+            places = list(dict.fromkeys(rects))
+            rows = {r for i, r in enumerate(rects) if packed is not None and packed[i]}
+            answers = dict(zip(places, self._classify(places, [r in rows for r in places]), strict=True))
+            return [answers[r] for r in rects]
         faces = [_face_fraction(r) if packed is not None and packed[i] else None for i, r in enumerate(rects)]
         if not self.reuse_crops:
             return self._classify_crops(self.crops(self._frame, rects), faces)
@@ -170,31 +178,65 @@ class CropReading:
         # Only the places read in the last frame are kept: a place left empty (a called tile taken
         # from the river) forgets its tile, so the next tile put there (the discarder's next, often a
         # neighbour of the called one: 6m after 7m, alike in a thumbnail) is classified anew
-        small = self._thumbnails(self._frame, rects)
+        # A place the last frame did not have at its exact key but had within _REUSE_SHIFT_MM (a row
+        # found a step further on, see _near_places) keeps its answer when the last frame's place
+        # looks as it did: the tile there has not changed, and this place is on it
         keys = [self._crop_key(r) for r in rects]
         last = self._crop_cache
         hits = [last.get(key) for key in keys]
+        near = _near_places(keys, hits, last) if last and None in hits else {}
+        for i, key in near.items():
+            hits[i] = last[key]
+        small = self._thumbnails(self._frame, [*rects, *(last[key][2] for key in near.values())])
+        looked = small[:len(rects)].copy()          # how each place's crop looks now ...
+        looked[list(near)] = small[len(rects):]     # ... and, for a near place, the last frame's place
         known = [i for i, hit in enumerate(hits) if hit is not None]
         same: set[int] = set()
         if known:
-            diff = np.abs(np.stack([hits[i][0] for i in known]) - small[known]).mean(axis=(1, 2, 3))  # type: ignore[index]
+            diff = np.abs(np.stack([hits[i][0] for i in known]) - looked[known]).mean(axis=(1, 2, 3))  # type: ignore[index]
             same = {i for i, d in zip(known, diff.tolist(), strict=True) if d < _REUSE_DIFF}
-        kept: dict[tuple, tuple[np.ndarray, TileGuess]] = {}
+        kept: dict[tuple, tuple[np.ndarray, TileGuess, TileRect]] = {}
         out: list[TileGuess | None] = []
         todo = []
         for i, (key, hit) in enumerate(zip(keys, hits, strict=True)):
             if i in same:
                 out.append(hit[1])  # type: ignore[index]
-                kept[key] = hit     # type: ignore[assignment]
+                kept[key] = hit if i not in near else (small[i], hit[1], rects[i])  # type: ignore[index,assignment]
             else:
                 out.append(None)
                 todo.append(i)
         crops = self.crops(self._frame, [rects[i] for i in todo])
         for i, guess in zip(todo, self._classify_crops(crops, [faces[i] for i in todo]), strict=True):
             out[i] = guess
-            kept[keys[i]] = (small[i], guess)
+            kept[keys[i]] = (small[i], guess, rects[i])
         self._crop_cache = kept
         return out  # type: ignore[return-value]
+
+
+def _near_places(keys: list[tuple], hits: list, last: dict[tuple, tuple]) -> dict[int, tuple]:
+    """For places the last frame did not have at their exact key (``hits[i]`` None), the key of a place
+    of the last frame at most ``_REUSE_SHIFT_MM`` from it, corner by corner, at the same height, not
+    itself read this frame, each matched at most once. The scan of a meld or hand row may start a
+    step (1 mm) further on in one frame than in the next, which moves every tile of the row without
+    changing one: the bench's loop classified whole rows of 8 anew."""
+    now = set(keys)
+    free = [key for key in last if key not in now]
+    if not free:
+        return {}
+    old = np.array([key[0] for key in free])                       # (m, 8): corners, mm
+    z_old = np.array([key[1] for key in free])
+    taken = np.zeros(len(free), bool)
+    out: dict[int, tuple] = {}
+    for i, (key, hit) in enumerate(zip(keys, hits, strict=True)):
+        if hit is not None:
+            continue
+        shift = np.abs(old - np.asarray(key[0])).max(axis=1)
+        shift[taken | (z_old != key[1])] = np.inf
+        j = int(np.argmin(shift))
+        if shift[j] <= _REUSE_SHIFT_MM:
+            taken[j] = True
+            out[i] = free[j]
+    return out
 
 
 def _face_fraction(rect: TileRect) -> tuple[float, float]:

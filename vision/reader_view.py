@@ -88,7 +88,7 @@ class TableView:
     revealed: dict[int, tuple[SeenTile, ...]] = field(default_factory=dict)
     flowers: dict[int, tuple[SeenTile, ...]] = field(default_factory=dict)
     now: float = 0.0
-    tiles_classified: int = 0     # face-up crops the classifier read for this view
+    tiles_classified: int = 0     # face-up places the classifier read for this view (each once)
     other_backs: dict[int, tuple[str, ...]] = field(default_factory=dict)   # wall -> per stack: "" or a colour
     occluded: frozenset[int] = frozenset()   # positions whose river was cut short by something over it
     win_tiles: dict[int, SeenTile] = field(default_factory=dict)   # position -> the revealed tile set apart

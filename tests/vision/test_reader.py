@@ -140,6 +140,7 @@ def test_reuse_crops_classifies_only_what_changed():
     clf = Counting()
     reader = TableReader(rt.profile, rt.calibration, clf, reuse_crops=True)
     first = reader.read(rt.frame).tiles_classified
+    # every place once (this table's revealed hand is parsed as a meld row too: 71 tiles at 62 places)
     assert clf.seen == first > 40
     again = rt.renderer.render(rt.state, seed=77)          # other noise and light, same table
     reader.read(again)
@@ -148,6 +149,34 @@ def test_reuse_crops_classifies_only_what_changed():
     moved.rivers[2] = moved.rivers[2] + [("9p", False)]
     reader.read(rt.renderer.render(moved, seed=78))
     assert first + 1 <= clf.seen <= first + 3     # the new tile (and a neighbour whose crop it enters)
+
+
+@pytest.mark.parametrize("shift_mm, classified_anew", [(1.0, False), (13.0, True)])
+def test_reuse_crops_keeps_the_answers_of_a_row_found_a_step_further_on(shift_mm, classified_anew):
+    """The scan of a meld or hand row may start a step (1 mm) further on in one frame than in the next:
+    its tiles, each at a place 1 mm off, keep their answers (they look the same); places further off
+    are other places, classified anew."""
+    from vision.decode import TileGuess
+    from vision.layout import TileRect
+
+    class Counting:
+        def __init__(self):
+            self.seen = 0
+
+        def classify(self, crops):
+            self.seen += len(crops)
+            return [TileGuess("1m", 0.9, 0) for _ in crops]
+
+    rt = rendered("top")
+    clf = Counting()
+    reader = TableReader(rt.profile, rt.calibration, clf, reuse_crops=True)
+    reader.read(rt.frame)
+    places = [TileRect(tuple(zip(key[0][::2], key[0][1::2], strict=True)), key[1]) for key in reader._crop_cache]
+    seen = clf.seen
+    moved = [TileRect(tuple((x + shift_mm, y) for x, y in r.corners), r.z_mm) for r in places]
+    reader._classify(moved)
+    assert clf.seen - seen == (len(moved) if classified_anew else 0)
+    assert len(reader._crop_cache) == len(moved)      # kept at the places they now lie
 
 
 def test_reuse_crops_forgets_a_place_left_empty():
