@@ -76,7 +76,8 @@ class TableReader(StripParsing, CropReading):
 
     ``classifier`` is any ``TileClassifier`` (the shipped ``OnnxTileClassifier`` in production).
     ``reuse_crops``: keep the answer for a tile whose crop looks as it did in the previous
-    frame (the daemon's loop; a bench of cold reads leaves it off).
+    frame, or found a step (1 mm) off a place of the previous frame that looks as it did (the
+    daemon's loop; a bench of cold reads leaves it off).
     Raises CalibrationError if the calibration was made for another table profile.
     """
 
