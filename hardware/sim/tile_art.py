@@ -354,7 +354,11 @@ def _styled_glyph(tile: str, style: TileStyle) -> np.ndarray:
             bgr[rim] = spread[rim]
             alpha = np.maximum(alpha, grown)
         else:
-            alpha = np.where(cat == _LIGHT, alpha, cv2.erode(alpha, k))
+            # thinner strokes, but none erased: what the erosion would remove entirely (a line no
+            # wider than the kernel: Symbola's outlined pips and sticks) stays as it was
+            thin = cv2.erode(alpha, k)
+            kept = np.maximum(thin, alpha - cv2.dilate(thin, k))
+            alpha = np.where(cat == _LIGHT, alpha, kept)
     out = np.dstack([bgr / 255.0, alpha]).astype(np.float32)
     sx, sy, shear = style.glyph_affine
     if abs(style.glyph_scale - 1.0) > 1e-3 or (sx, sy, shear) != (1.0, 1.0, 0.0):

@@ -129,3 +129,18 @@ def test_each_kind_of_a_worn_set_wears_in_its_own_pattern():
     assert sum(map(ord, "4m")) == sum(map(ord, "1p"))
     assert np.abs(left["4m"] - left["1p"]).mean() > 0.05
     assert np.array_equal(left["1p"], tile_art._weathered("1p", glyph, style)[0][:, :, 3])
+
+
+def test_thinner_strokes_erase_no_glyph():
+    """A set drawn with thinner strokes (``stroke_px`` -1) keeps every glyph: a line no wider than the
+    thinning (Symbola's outlined pips) stays; eroded with the rest it kept a quarter of its ink, the
+    pips of a 5p a pale blur (a set with blank tiles, which no printed set has)."""
+    from hardware.sim.tile_designs import DESIGNS
+
+    for name, design in DESIGNS.items():
+        for tile in ALL_TILES:
+            if tile == "5z":
+                continue
+            ink = [float(tile_art._styled_glyph(tile, tile_art.with_style(tile_art.DEFAULT_STYLE, design=design,
+                                                                           stroke_px=s))[..., 3].sum()) for s in (0, -1)]
+            assert ink[1] >= 0.35 * ink[0] > 0, (name, tile, ink)
