@@ -12,6 +12,7 @@ import pytest
 
 from tests.fixtures.frames import TEST_POSES, rendered
 from vision.calibration import Calibration, calibrate
+from vision.decode import TileGuess
 from vision.layout import load_profile
 from vision.reader import ReaderError, TableReader
 
@@ -124,18 +125,19 @@ def test_other_tables_walls_rivers_and_flowers(tile_model, profile_name, pose):
     assert {s: [t.tile for t in f] for s, f in view.flowers.items()} == {k: list(v) for k, v in st.flowers.items()}
 
 
+class Counting:
+    """A classifier that answers 1m to every crop and counts the crops it is given."""
+
+    def __init__(self):
+        self.seen = 0
+
+    def classify(self, crops):
+        self.seen += len(crops)
+        return [TileGuess("1m", 0.9, 0) for _ in crops]
+
+
 def test_reuse_crops_classifies_only_what_changed():
     """The daemon's loop mode: a tile that looks as before keeps its answer (classifier calls counted)."""
-    from vision.decode import TileGuess
-
-    class Counting:
-        def __init__(self):
-            self.seen = 0
-
-        def classify(self, crops):
-            self.seen += len(crops)
-            return [TileGuess("1m", 0.9, 0) for _ in crops]
-
     rt = rendered("top")
     clf = Counting()
     reader = TableReader(rt.profile, rt.calibration, clf, reuse_crops=True)
@@ -156,22 +158,13 @@ def test_reuse_crops_keeps_the_answers_of_a_row_found_a_step_further_on(shift_mm
     """The scan of a meld or hand row may start a step (1 mm) further on in one frame than in the next:
     its tiles, each at a place 1 mm off, keep their answers (they look the same); places further off
     are other places, classified anew."""
-    from vision.decode import TileGuess
     from vision.layout import TileRect
-
-    class Counting:
-        def __init__(self):
-            self.seen = 0
-
-        def classify(self, crops):
-            self.seen += len(crops)
-            return [TileGuess("1m", 0.9, 0) for _ in crops]
 
     rt = rendered("top")
     clf = Counting()
     reader = TableReader(rt.profile, rt.calibration, clf, reuse_crops=True)
     reader.read(rt.frame)
-    places = [TileRect(tuple(zip(key[0][::2], key[0][1::2], strict=True)), key[1]) for key in reader._crop_cache]
+    places = [place for _thumb, _answer, place in reader._crop_cache.values()]
     seen = clf.seen
     moved = [TileRect(tuple((x + shift_mm, y) for x, y in r.corners), r.z_mm) for r in places]
     reader._classify(moved)
