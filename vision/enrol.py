@@ -189,10 +189,9 @@ class TileSet:
         views = [self._views(k, mode) for k in kinds]
         if exact:           # each picture's own centre and whitening: the set's sums less its kind's, plus
             sums = [_sums(v, self.dim) for v, _of in views]     # its kind's remade without the picture
-            whole = [sum(s[j] for s in sums) for j in range(3)]
+            whole = _added(sums)
             every = np.concatenate([v for v, _of in views])
-            sizes = [len(v) for v, _of in views]
-            bounds = list(zip(np.cumsum([0, *sizes[:-1]]), np.cumsum(sizes), strict=True))
+            bounds = _bounds([v for v, _of in views])
         else:               # the whole set's centre and whitening
             _k, protos, mu, white = self.prototypes(mode)
         genuine, impostor, right = [], [], 0
@@ -207,12 +206,12 @@ class TileSet:
                     part = _sums(rows[keep], self.dim)
                     mu, white = _whitening(*(whole[j] - sums[ki][j] + part[j] for j in range(3)), self.dim, whiten)
                     flat = _unit((every - mu) @ white)
-                    others = np.stack([_unit(flat[a:b].mean(0)) for a, b in bounds])
+                    others = _means(flat, bounds)
                     a, b = bounds[ki]
                     others[ki] = _unit(flat[a:b][keep].mean(0))
                 else:
                     others = protos.copy()
-                    others[ki] = _unit(_unit((rows[keep] - mu) @ white).mean(0))
+                    others[ki] = _protos([rows[keep]], mu, white)[0]
                 sims = similarity(self.vectors[k][i:i + 1], others, mu, mode, white)[0]
                 genuine.append(float(sims[ki]))
                 sims[ki] = -np.inf
@@ -340,8 +339,12 @@ class TileSet:
 
 def _space(views: Sequence[np.ndarray], dim: int, whiten: float) -> tuple[np.ndarray, np.ndarray]:
     """Centre and whitening of kinds' vectors ``[(n, P, dim), ...]`` (see :meth:`TileSet.space`)."""
-    sums = [_sums(v, dim) for v in views]
-    return _whitening(*(sum(s[j] for s in sums) for j in range(3)), dim, whiten)
+    return _whitening(*_added([_sums(v, dim) for v in views]), dim, whiten)
+
+
+def _added(sums: Sequence[tuple[int, np.ndarray, np.ndarray]]) -> tuple:
+    """:func:`_sums` of several kinds added up: those of all of them together."""
+    return tuple(sum(s[j] for s in sums) for j in range(3))
 
 
 def _sums(v: np.ndarray, dim: int) -> tuple[int, np.ndarray, np.ndarray]:
@@ -371,7 +374,18 @@ def _whitening(count: int, total, scatter, dim: int, whiten: float) -> tuple[np.
 
 def _protos(views: Sequence[np.ndarray], mu: np.ndarray, white: np.ndarray) -> np.ndarray:
     """Unit prototypes ``(K, P, dim)``: per kind, the normalised mean of its centred, whitened, unit vectors."""
-    return np.stack([_unit(_unit((v - mu) @ white).mean(0)) for v in views]).astype(np.float32)
+    return _means(_unit((np.concatenate(views) - mu) @ white), _bounds(views))
+
+
+def _bounds(views: Sequence[np.ndarray]) -> list[tuple[int, int]]:
+    """Where each kind's rows lie in ``np.concatenate(views)``."""
+    ends = np.cumsum([len(v) for v in views]).tolist()
+    return list(zip([0, *ends[:-1]], ends, strict=True))
+
+
+def _means(flat: np.ndarray, bounds: Sequence[tuple[int, int]]) -> np.ndarray:
+    """Per kind (its rows ``flat[a:b]`` of centred, whitened, unit vectors), the normalised mean: its prototype."""
+    return np.stack([_unit(flat[a:b].mean(0)) for a, b in bounds]).astype(np.float32)
 
 
 def _b64(v: np.ndarray) -> str:
